@@ -1,0 +1,1612 @@
+//! The abstract interpretation of MIR that every lint shares.
+//!
+//! Each body is run to a fixpoint over its control-flow graph (unwind paths are not followed).
+//! Statements move values between abstract locations; calls do what the API tables say, or, for
+//! functions of the crate being linted, are run inline in the caller's state (up to
+//! [`MAX_INLINE_DEPTH`]), which is how a sync, copy or launch inside a helper counts at its
+//! call. Calls the tables do not know read (or, through `&mut`, write) what their arguments
+//! refer to. Once the fixpoint is reached, one more sweep reports findings against the final
+//! states, so "on some paths" is decided on the joined state.
+
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+use rustc_data_structures::fx::{FxHashMap, FxIndexSet};
+use rustc_hir::HirId;
+use rustc_hir::def_id::{DefId, LocalDefId};
+use rustc_index::IndexVec;
+use rustc_middle::mir::{
+    self, BasicBlock, BinOp, Body, ClearCrossCrate, Local, Operand, Place, ProjectionElem, Rvalue,
+    SourceInfo, StatementKind, TerminatorKind, VarDebugInfoContents,
+};
+use rustc_middle::ty::{self, GenericArgsRef, Instance, Ty, TyCtxt, TypeVisitableExt, TypingEnv};
+use rustc_span::Span;
+
+use super::finding::{Access, Finding, FindingKind, InFlight, Kernel, Region, Via};
+use super::kernel_source::{Fence, kernel_fence};
+use super::loc::{FrameId, LocId, LocKind, LocSet, Locs, Proj, Root};
+use super::resolve::Resolver;
+use super::state::{OpId, OpInfo, OpKind, OpSet, State};
+use crate::api::{Dir, Effect, FreeKind, MemKind, ObjKind, RET, Target};
+
+/// How many calls deep helpers of the crate are run inline.
+pub const MAX_INLINE_DEPTH: u32 = 3;
+/// Helpers with more statements than this are treated as unknown calls.
+const MAX_INLINE_STATEMENTS: usize = 4000;
+/// Statements interpreted per analysed body, inlined calls included, before giving up on it
+/// (a guard against pathological bodies; no finding is reported from an abandoned body).
+const STEP_BUDGET: usize = 400_000;
+
+struct Frame<'tcx> {
+    body: &'tcx Body<'tcx>,
+    def_id: DefId,
+    /// Generic arguments of this instance (identity for the root).
+    args: Option<GenericArgsRef<'tcx>>,
+    depth: u32,
+    /// For inlined frames: the call in the root body that leads here, its lint node, and the
+    /// name of the helper it calls.
+    entered_from: Option<(Span, HirId, String)>,
+    parent: Option<FrameId>,
+    names: FxHashMap<Local, String>,
+}
+
+/// What the analysis knows of CUDA objects beyond their kind.
+#[derive(Clone, Debug, Default)]
+struct ObjAttrs {
+    /// Modules: the CUDA sources they come from; `None` in the list: a source not visible.
+    sources: Vec<Option<Rc<str>>>,
+    /// Kernels: their names (`None`: not a constant) and modules.
+    kernel_names: Vec<Option<String>>,
+    modules: LocSet,
+    /// Mappings: the physical allocations they map.
+    physical: LocSet,
+}
+
+/// What an rvalue produces, for the assignment that stores it.
+enum Val {
+    Set(LocSet),
+    /// Per-field values of an aggregate.
+    Fields(Vec<(Proj, LocSet)>),
+    /// A copy of an aggregate at a location (its fields' values come along).
+    Tree(LocId, LocSet),
+}
+
+pub struct Interp<'a, 'tcx> {
+    rs: &'a Resolver<'tcx>,
+    tcx: TyCtxt<'tcx>,
+    typing_env: TypingEnv<'tcx>,
+    locs: Locs<'a, 'tcx>,
+    ops: Vec<OpInfo>,
+    op_index: FxHashMap<(FrameId, BasicBlock), OpId>,
+    frames: Vec<Frame<'tcx>>,
+    frame_index: FxHashMap<(FrameId, BasicBlock), FrameId>,
+    attrs: FxHashMap<LocId, ObjAttrs>,
+    findings: FxIndexSet<Finding>,
+    reporting: bool,
+    steps: usize,
+    gave_up: bool,
+}
+
+impl<'a, 'tcx> Interp<'a, 'tcx> {
+    /// Analyses one body of the crate and returns what it found.
+    pub fn analyze(rs: &'a Resolver<'tcx>, def_id: LocalDefId) -> Vec<Finding> {
+        let tcx = rs.tcx;
+        let body = tcx.optimized_mir(def_id.to_def_id());
+        let mut interp = Interp {
+            rs,
+            tcx,
+            typing_env: TypingEnv::post_analysis(tcx, def_id),
+            locs: Locs::new(rs),
+            ops: Vec::new(),
+            op_index: FxHashMap::default(),
+            frames: Vec::new(),
+            frame_index: FxHashMap::default(),
+            attrs: FxHashMap::default(),
+            findings: FxIndexSet::default(),
+            reporting: false,
+            steps: 0,
+            gave_up: false,
+        };
+        interp.frames.push(Frame {
+            body,
+            def_id: def_id.to_def_id(),
+            args: None,
+            depth: 0,
+            entered_from: None,
+            parent: None,
+            names: debug_names(tcx, body),
+        });
+        let _ = interp.run_frame(FrameId::ROOT, State::default(), true);
+        if interp.gave_up {
+            return Vec::new();
+        }
+        interp.findings.into_iter().collect()
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Control flow
+
+    /// Runs a frame to its fixpoint from `entry`; with `report`, sweeps once more reporting
+    /// findings. Returns the state at its returns (`None` if it never returns).
+    fn run_frame(&mut self, f: FrameId, entry: State, report: bool) -> Option<State> {
+        let body = self.frames[f.0 as usize].body;
+        let rpo: Vec<BasicBlock> = body.basic_blocks.reverse_postorder().to_vec();
+        let mut order: IndexVec<BasicBlock, usize> = IndexVec::from_elem_n(usize::MAX, body.basic_blocks.len());
+        for (i, bb) in rpo.iter().enumerate() {
+            order[*bb] = i;
+        }
+        let mut ins: IndexVec<BasicBlock, Option<State>> = IndexVec::from_elem_n(None, body.basic_blocks.len());
+        ins[mir::START_BLOCK] = Some(entry);
+        let mut dirty: BTreeSet<usize> = BTreeSet::from([0]);
+        let mut exit: Option<State> = None;
+        let was_reporting = self.reporting;
+        self.reporting = false;
+        while let Some(i) = dirty.pop_first() {
+            if self.gave_up {
+                break;
+            }
+            let bb = rpo[i];
+            let Some(mut state) = ins[bb].clone() else { continue };
+            let next = self.block(f, bb, &mut state);
+            match next {
+                Next::Return => match &mut exit {
+                    Some(e) => {
+                        e.join(&state);
+                    }
+                    None => exit = Some(state),
+                },
+                Next::Blocks(succs) => {
+                    for succ in succs {
+                        let changed = match &mut ins[succ] {
+                            Some(s) => s.join(&state),
+                            slot @ None => {
+                                *slot = Some(state.clone());
+                                true
+                            }
+                        };
+                        if changed && order[succ] != usize::MAX {
+                            dirty.insert(order[succ]);
+                        }
+                    }
+                }
+            }
+        }
+        if report && !self.gave_up {
+            self.reporting = true;
+            for &bb in &rpo {
+                if let Some(state) = &ins[bb] {
+                    let mut state = state.clone();
+                    let _ = self.block(f, bb, &mut state);
+                }
+            }
+        }
+        self.reporting = was_reporting;
+        exit
+    }
+
+    fn block(&mut self, f: FrameId, bb: BasicBlock, state: &mut State) -> Next {
+        let body = self.frames[f.0 as usize].body;
+        let data = &body.basic_blocks[bb];
+        for stmt in &data.statements {
+            self.steps += 1;
+            self.statement(f, stmt, state);
+        }
+        self.steps += 1;
+        if self.steps > STEP_BUDGET {
+            self.gave_up = true;
+            return Next::Blocks(Vec::new());
+        }
+        let term = data.terminator();
+        match &term.kind {
+            TerminatorKind::Return => return Next::Return,
+            TerminatorKind::Call { func, args, destination, target, fn_span, .. } => {
+                self.call(f, bb, term.source_info, *fn_span, func, args, *destination, state);
+                if target.is_none() {
+                    return Next::Blocks(Vec::new());
+                }
+            }
+            TerminatorKind::TailCall { func, args, fn_span } => {
+                let ret = Place::return_place();
+                self.call(f, bb, term.source_info, *fn_span, func, args, ret, state);
+                return Next::Return;
+            }
+            TerminatorKind::Drop { place, .. } => self.drop_place(f, *place, term.source_info, state),
+            TerminatorKind::InlineAsm { operands, .. } => {
+                for op in operands {
+                    if let mir::InlineAsmOperand::In { value, .. } = op {
+                        let _ = self.operand(f, value, term.source_info, state);
+                    }
+                }
+            }
+            _ => {}
+        }
+        Next::Blocks(
+            term.successors().filter(|s| !body.basic_blocks[*s].is_cleanup).collect(),
+        )
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Statements and values
+
+    fn statement(&mut self, f: FrameId, stmt: &mir::Statement<'tcx>, state: &mut State) {
+        match &stmt.kind {
+            StatementKind::Assign(box (place, rvalue)) => {
+                let val = self.rvalue(f, rvalue, stmt.source_info, state);
+                self.assign(f, *place, val, stmt.source_info, state);
+            }
+            StatementKind::StorageDead(local) => {
+                for &loc in self.locs.of_local(f, *local) {
+                    state.values.remove(&loc);
+                }
+            }
+            StatementKind::Intrinsic(box mir::NonDivergingIntrinsic::CopyNonOverlapping(c)) => {
+                let src = self.operand(f, &c.src, stmt.source_info, state);
+                let dst = self.operand(f, &c.dst, stmt.source_info, state);
+                let src = self.reach(state, &src, 0);
+                let dst = self.reach(state, &dst, 0);
+                self.host_access(f, &src, Access::Read, stmt.source_info, state);
+                self.host_access(f, &dst, Access::Write, stmt.source_info, state);
+            }
+            _ => {}
+        }
+    }
+
+    fn local_loc(&mut self, f: FrameId, local: Local) -> LocId {
+        let decl = &self.frames[f.0 as usize].body.local_decls[local];
+        let ty = self.instantiate(f, decl.ty);
+        self.locs.local(f, local, ty, decl.source_info.span)
+    }
+
+    fn instantiate<T>(&self, f: FrameId, value: T) -> T
+    where
+        T: ty::TypeFoldable<TyCtxt<'tcx>> + Copy,
+    {
+        match self.frames[f.0 as usize].args {
+            None => value,
+            Some(args) => self
+                .tcx
+                .try_instantiate_and_normalize_erasing_regions(args, self.typing_env, ty::EarlyBinder::bind(value))
+                .unwrap_or(value),
+        }
+    }
+
+    /// The locations a place may denote.
+    fn place(&mut self, f: FrameId, place: Place<'tcx>, state: &State) -> LocSet {
+        let mut cur = LocSet::single(self.local_loc(f, place.local));
+        for elem in place.projection {
+            cur = match elem {
+                ProjectionElem::Deref => {
+                    let mut next = LocSet::new();
+                    for l in cur.iter() {
+                        next.union_with(&self.read_value(state, l));
+                    }
+                    next
+                }
+                ProjectionElem::Field(field, _) => {
+                    cur.iter().map(|l| self.locs.child(l, Proj::Field(field.as_u32()))).collect()
+                }
+                ProjectionElem::Index(_) | ProjectionElem::ConstantIndex { .. } | ProjectionElem::Subslice { .. } => {
+                    cur.iter().map(|l| self.locs.child(l, Proj::Index)).collect()
+                }
+                _ => cur,
+            };
+        }
+        cur
+    }
+
+    /// What a location refers to (see [`State::values`]).
+    fn read_value(&mut self, state: &State, loc: LocId) -> LocSet {
+        if let Some(v) = state.values.get(&loc) {
+            return v.clone();
+        }
+        // An aggregate: what its fields refer to.
+        let mut acc = LocSet::new();
+        let mut found = false;
+        self.collect_fields(state, loc, &mut acc, &mut found, 3);
+        if found {
+            return acc;
+        }
+        // A field of an aggregate stored as a whole.
+        let mut cur = loc;
+        while let Some((parent, proj)) = self.locs.get(cur).parent {
+            if proj == Proj::Deref {
+                break;
+            }
+            if let Some(v) = state.values.get(&parent) {
+                return v.clone();
+            }
+            cur = parent;
+        }
+        // Its own symbolic target.
+        let data = self.locs.get(loc);
+        let pointer_like = matches!(data.kind, LocKind::Handle(_))
+            || data.ty.is_some_and(|t| t.is_any_ptr() || t.is_box());
+        if pointer_like { LocSet::single(self.locs.child(loc, Proj::Deref)) } else { LocSet::new() }
+    }
+
+    fn collect_fields(&self, state: &State, loc: LocId, acc: &mut LocSet, found: &mut bool, depth: u32) {
+        for &(proj, child) in &self.locs.get(loc).children {
+            if proj == Proj::Deref {
+                continue;
+            }
+            if let Some(v) = state.values.get(&child) {
+                acc.union_with(v);
+                *found = true;
+            } else if depth > 0 {
+                self.collect_fields(state, child, acc, found, depth - 1);
+            }
+        }
+    }
+
+    /// What the values refer to, with handles replaced by their memory or object.
+    fn derive(&mut self, state: &State, values: &LocSet) -> LocSet {
+        let mut out = LocSet::new();
+        for l in values.iter() {
+            match self.locs.kind(l) {
+                LocKind::Handle(_) => {
+                    out.union_with(&self.read_value(state, l));
+                }
+                _ => {
+                    out.insert(l);
+                }
+            }
+        }
+        out
+    }
+
+    /// The memory reachable from `values` within `depth` more pointer hops.
+    fn reach(&mut self, state: &State, values: &LocSet, depth: u32) -> LocSet {
+        let mut out = LocSet::new();
+        for l in values.iter() {
+            match self.locs.kind(l) {
+                LocKind::Data(_) => {
+                    out.insert(l);
+                }
+                LocKind::Handle(Target::Mem(_)) => {
+                    let data = self.read_value(state, l);
+                    out.union_with(&self.reach(state, &data, 0));
+                }
+                LocKind::Plain if depth > 0 => {
+                    let inner = self.read_value(state, l);
+                    out.union_with(&self.reach(state, &inner, depth - 1));
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn operand(&mut self, f: FrameId, op: &Operand<'tcx>, si: SourceInfo, state: &mut State) -> LocSet {
+        match op {
+            Operand::Copy(place) | Operand::Move(place) => {
+                let locs = self.place(f, *place, state);
+                if place.is_indirect() {
+                    self.host_access(f, &locs, Access::Read, si, state);
+                }
+                let mut v = LocSet::new();
+                for l in locs.iter() {
+                    v.union_with(&self.read_value(state, l));
+                }
+                v
+            }
+            _ => LocSet::new(),
+        }
+    }
+
+    fn rvalue(&mut self, f: FrameId, rvalue: &Rvalue<'tcx>, si: SourceInfo, state: &mut State) -> Val {
+        match rvalue {
+            Rvalue::Use(op, _) => {
+                if let Operand::Copy(place) | Operand::Move(place) = op {
+                    let locs = self.place(f, *place, state);
+                    if let Some(single) = locs.iter().next()
+                        && locs.len() == 1
+                        && self.is_aggregate(single)
+                    {
+                        if place.is_indirect() {
+                            self.host_access(f, &locs, Access::Read, si, state);
+                        }
+                        let v = self.read_value(state, single);
+                        return Val::Tree(single, v);
+                    }
+                }
+                Val::Set(self.operand(f, op, si, state))
+            }
+            Rvalue::Ref(_, _, place) | Rvalue::RawPtr(_, place) => Val::Set(self.place(f, *place, state)),
+            Rvalue::CopyForDeref(place) => {
+                let op = Operand::Copy(*place);
+                Val::Set(self.operand(f, &op, si, state))
+            }
+            Rvalue::Cast(_, op, _) => Val::Set(self.operand(f, op, si, state)),
+            Rvalue::BinaryOp(bin, box (a, b)) => {
+                let mut va = self.operand(f, a, si, state);
+                let vb = self.operand(f, b, si, state);
+                let pointer_math = matches!(
+                    bin,
+                    BinOp::Add
+                        | BinOp::AddUnchecked
+                        | BinOp::AddWithOverflow
+                        | BinOp::Sub
+                        | BinOp::SubUnchecked
+                        | BinOp::SubWithOverflow
+                        | BinOp::Offset
+                        | BinOp::BitAnd
+                        | BinOp::BitOr
+                );
+                if pointer_math {
+                    va.union_with(&vb);
+                    Val::Set(va)
+                } else {
+                    Val::Set(LocSet::new())
+                }
+            }
+            Rvalue::UnaryOp(_, op) => {
+                let _ = self.operand(f, op, si, state);
+                Val::Set(LocSet::new())
+            }
+            Rvalue::Aggregate(kind, ops) => {
+                let is_array = matches!(**kind, mir::AggregateKind::Array(_));
+                let mut fields = Vec::with_capacity(ops.len());
+                for (i, op) in ops.iter().enumerate() {
+                    let v = self.operand(f, op, si, state);
+                    let proj = if is_array { Proj::Index } else { Proj::Field(i as u32) };
+                    fields.push((proj, v));
+                }
+                Val::Fields(fields)
+            }
+            Rvalue::Repeat(op, _) => {
+                let v = self.operand(f, op, si, state);
+                Val::Fields(vec![(Proj::Index, v)])
+            }
+            Rvalue::Discriminant(place) => {
+                let locs = self.place(f, *place, state);
+                if place.is_indirect() {
+                    self.host_access(f, &locs, Access::Read, si, state);
+                }
+                Val::Set(LocSet::new())
+            }
+            _ => Val::Set(LocSet::new()),
+        }
+    }
+
+    fn is_aggregate(&self, loc: LocId) -> bool {
+        let data = self.locs.get(loc);
+        matches!(data.kind, LocKind::Plain)
+            && data.ty.is_some_and(|t| matches!(t.kind(), ty::Adt(..) | ty::Tuple(_) | ty::Closure(..) | ty::Array(..)))
+    }
+
+    fn assign(&mut self, f: FrameId, place: Place<'tcx>, val: Val, si: SourceInfo, state: &mut State) {
+        let dests = self.place(f, place, state);
+        if place.is_indirect() {
+            self.host_access(f, &dests, Access::Write, si, state);
+        }
+        let strong = dests.len() == 1
+            && !place.is_indirect()
+            && !place.projection.iter().any(|p| matches!(p, ProjectionElem::Index(_) | ProjectionElem::Subslice { .. }));
+        for dest in dests.iter() {
+            if strong {
+                self.clear(state, dest);
+            }
+            match &val {
+                Val::Set(v) => self.store(state, dest, v, strong),
+                Val::Fields(fields) => {
+                    for (proj, v) in fields {
+                        let child = self.locs.child(dest, *proj);
+                        self.store(state, child, v, strong && *proj != Proj::Index);
+                    }
+                }
+                Val::Tree(src, v) => {
+                    self.copy_tree(state, *src, dest, 3);
+                    self.store(state, dest, v, strong);
+                }
+            }
+        }
+    }
+
+    fn store(&mut self, state: &mut State, dest: LocId, v: &LocSet, strong: bool) {
+        if strong {
+            if v.is_empty() {
+                state.values.remove(&dest);
+            } else {
+                state.values.insert(dest, v.clone());
+            }
+        } else if !v.is_empty() {
+            state.values.entry(dest).or_default().union_with(v);
+        }
+    }
+
+    /// Forgets what a location and its fields held (before a strong update).
+    fn clear(&mut self, state: &mut State, loc: LocId) {
+        state.values.remove(&loc);
+        let children: Vec<(Proj, LocId)> = self.locs.get(loc).children.clone();
+        for (proj, child) in children {
+            if proj != Proj::Deref {
+                self.clear(state, child);
+            }
+        }
+    }
+
+    /// Copies the values of `src`'s fields to the same fields of `dest`.
+    fn copy_tree(&mut self, state: &mut State, src: LocId, dest: LocId, depth: u32) {
+        if depth == 0 || src == dest {
+            return;
+        }
+        let children: Vec<(Proj, LocId)> = self.locs.get(src).children.clone();
+        for (proj, child) in children {
+            if proj == Proj::Deref {
+                continue;
+            }
+            let target = self.locs.child(dest, proj);
+            if let Some(v) = state.values.get(&child).cloned() {
+                state.values.insert(target, v);
+            }
+            self.copy_tree(state, child, target, depth - 1);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Calls
+
+    #[allow(clippy::too_many_arguments)]
+    fn call(
+        &mut self,
+        f: FrameId,
+        bb: BasicBlock,
+        si: SourceInfo,
+        fn_span: Span,
+        func: &Operand<'tcx>,
+        args: &[rustc_span::Spanned<Operand<'tcx>>],
+        destination: Place<'tcx>,
+        state: &mut State,
+    ) {
+        let argvals: Vec<LocSet> = args.iter().map(|a| self.operand(f, &a.node, si, state)).collect();
+        let body = self.frames[f.0 as usize].body;
+        let func_ty = self.instantiate(f, func.ty(&body.local_decls, self.tcx));
+        let call = CallSite { f, bb, si, span: fn_span, args, argvals: &argvals };
+
+        let ret = if let ty::FnDef(def_id, fargs) = *func_ty.kind() {
+            let resolved = self.resolve_instance(def_id, fargs);
+            let effects = resolved
+                .and_then(|inst| self.rs.effects(inst.def_id()))
+                .or_else(|| self.rs.effects(def_id));
+            if let Some(effects) = effects {
+                self.apply(&call, effects, destination, state)
+            } else if let Some(ret) = self.try_inline(&call, def_id, fargs, resolved, destination, state) {
+                ret
+            } else {
+                self.unknown_call(&call, destination, state)
+            }
+        } else {
+            self.unknown_call(&call, destination, state)
+        };
+        self.assign(f, destination, ret, si, state);
+    }
+
+    fn resolve_instance(&self, def_id: DefId, args: GenericArgsRef<'tcx>) -> Option<Instance<'tcx>> {
+        if args.has_escaping_bound_vars() || args.references_error() || args.has_infer() {
+            return None;
+        }
+        let args = self.tcx.try_normalize_erasing_regions(self.typing_env, ty::Unnormalized::new_wip(args)).ok()?;
+        Instance::try_resolve(self.tcx, self.typing_env, def_id, args).ok().flatten()
+    }
+
+    /// A call to a function no table knows: it reads (or, through `&mut`, writes) the memory
+    /// its arguments refer to, and its result refers to what they did, or, if it returns a
+    /// new owner of memory (a `Vec`), to new memory.
+    fn unknown_call(&mut self, call: &CallSite<'_, 'tcx>, destination: Place<'tcx>, state: &mut State) -> Val {
+        let f = call.f;
+        let body = self.frames[f.0 as usize].body;
+        let mut all = LocSet::new();
+        for (arg, vals) in call.args.iter().zip(call.argvals) {
+            let ty = self.instantiate(f, arg.node.ty(&body.local_decls, self.tcx));
+            let mutable = writes_through(ty);
+            let data = self.reach(state, vals, 2);
+            let access = if mutable { Access::Write } else { Access::Read };
+            self.host_access(f, &data, access, call.si, state);
+            all.union_with(vals);
+        }
+        let ret_ty = self.instantiate(f, destination.ty(&body.local_decls, self.tcx).ty);
+        if let Some(Target::Mem(kind)) = self.rs.role(peel_result(ret_ty))
+            && !call.args.iter().any(|a| self.instantiate(f, a.node.ty(&body.local_decls, self.tcx)) == ret_ty)
+        {
+            let fresh = self.locs.fresh(f, call.bb, 0, Target::Mem(kind), call.span);
+            return Val::Set(LocSet::single(fresh));
+        }
+        if !may_hold_pointers(ret_ty) {
+            return Val::Set(LocSet::new());
+        }
+        Val::Set(all)
+    }
+
+    fn try_inline(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        def_id: DefId,
+        fargs: GenericArgsRef<'tcx>,
+        resolved: Option<Instance<'tcx>>,
+        destination: Place<'tcx>,
+        state: &mut State,
+    ) -> Option<Val> {
+        let tcx = self.tcx;
+        let f = call.f;
+        // A closure called through `Fn*::call*`: run its body with the arguments untupled.
+        let (callee, callee_args, is_closure) = match resolved {
+            Some(inst) if matches!(inst.def, ty::InstanceKind::Item(_)) => {
+                let callee = inst.def_id();
+                (callee, Some(inst.args), tcx.is_closure_like(callee))
+            }
+            Some(_) | None => {
+                let self_ty = fargs.types().next()?;
+                match self_ty.peel_refs().kind() {
+                    ty::Closure(closure, cargs) if tcx.trait_of_assoc(def_id).is_some() => (*closure, Some(*cargs), true),
+                    _ => return None,
+                }
+            }
+        };
+        let local = callee.as_local()?;
+        let frame = &self.frames[f.0 as usize];
+        if frame.depth >= MAX_INLINE_DEPTH
+            || !tcx.is_mir_available(callee)
+            || tcx.is_coroutine(callee)
+            || self.on_stack(f, callee)
+        {
+            return None;
+        }
+        // Nothing to learn from a helper that touches no CUDA API and gets no tracked memory.
+        if !self.rs.touches_cuda(local) && call.argvals.iter().all(LocSet::is_empty) {
+            return None;
+        }
+        if super::resolve::has_unsatisfiable_preds(tcx, callee) {
+            return None;
+        }
+        let body = tcx.optimized_mir(callee);
+        if body.basic_blocks.iter().map(|b| b.statements.len()).sum::<usize>() > MAX_INLINE_STATEMENTS {
+            return None;
+        }
+
+        let child = self.enter_frame(call, callee, callee_args, body);
+        let mut entry = state.clone();
+        let caller_body = self.frames[f.0 as usize].body;
+        let bind = |this: &mut Self, entry: &mut State, param: usize, vals: &LocSet, src: Option<LocId>| {
+            if param >= body.local_decls.len() {
+                return;
+            }
+            let loc = this.local_loc(child, Local::from_usize(param));
+            this.clear(entry, loc);
+            if let Some(src) = src {
+                this.copy_tree(entry, src, loc, 3);
+            }
+            this.store(entry, loc, vals, true);
+        };
+        let arg_place_loc = |this: &mut Self, op: &Operand<'tcx>, st: &State| -> Option<LocId> {
+            let place = op.place()?;
+            let locs = this.place(f, place, st);
+            (locs.len() == 1).then(|| locs.iter().next()).flatten()
+        };
+        if is_closure && call.args.len() == 2 {
+            // (env, (a, b, ...)): env binds to _1, the tuple's fields to _2, _3, ...
+            let env_src = arg_place_loc(self, &call.args[0].node, state);
+            bind(self, &mut entry, 1, &call.argvals[0], env_src);
+            if let Some(tuple) = arg_place_loc(self, &call.args[1].node, state) {
+                let arity = match call.args[1].node.ty(&caller_body.local_decls, tcx).kind() {
+                    ty::Tuple(tys) => tys.len(),
+                    _ => 0,
+                };
+                for i in 0..arity {
+                    let field = self.locs.child(tuple, Proj::Field(i as u32));
+                    let v = self.read_value(state, field);
+                    bind(self, &mut entry, i + 2, &v, Some(field));
+                }
+            }
+        } else {
+            for (i, (arg, vals)) in call.args.iter().zip(call.argvals).enumerate() {
+                let src = arg_place_loc(self, &arg.node, state);
+                bind(self, &mut entry, i + 1, vals, src);
+            }
+        }
+
+        let exit = self.run_frame(child, entry, self.reporting)?;
+        *state = exit;
+        let ret_loc = self.local_loc(child, mir::RETURN_PLACE);
+        let ret_val = self.read_value(state, ret_loc);
+        // The callee's locals are dead now.
+        let _ = destination;
+        for local in body.local_decls.indices() {
+            if local == mir::RETURN_PLACE {
+                continue;
+            }
+            for &loc in self.locs.of_local(child, local) {
+                state.values.remove(&loc);
+            }
+        }
+        Some(Val::Tree(ret_loc, ret_val))
+    }
+
+    fn on_stack(&self, mut f: FrameId, callee: DefId) -> bool {
+        loop {
+            let frame = &self.frames[f.0 as usize];
+            if frame.def_id == callee {
+                return true;
+            }
+            if f == FrameId::ROOT {
+                return false;
+            }
+            f = frame.parent.unwrap_or(FrameId::ROOT);
+        }
+    }
+
+    fn enter_frame(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        callee: DefId,
+        args: Option<GenericArgsRef<'tcx>>,
+        body: &'tcx Body<'tcx>,
+    ) -> FrameId {
+        if let Some(&id) = self.frame_index.get(&(call.f, call.bb)) {
+            return id;
+        }
+        let parent = &self.frames[call.f.0 as usize];
+        let entered_from = match &parent.entered_from {
+            Some(e) => Some(e.clone()),
+            None => {
+                let name = self.tcx.opt_item_name(callee).map_or_else(|| "a closure".to_string(), |n| format!("`{n}`"));
+                Some((call.span, self.lint_root(call.f, call.si), name))
+            }
+        };
+        let id = FrameId(self.frames.len() as u32);
+        let depth = parent.depth + 1;
+        self.frames.push(Frame { body, def_id: callee, args, depth, entered_from, parent: Some(call.f), names: debug_names(self.tcx, body) });
+        self.frame_index.insert((call.f, call.bb), id);
+        id
+    }
+
+    /// Applies the table effects of a call; returns the call's result.
+    fn apply(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        effects: &[Effect],
+        destination: Place<'tcx>,
+        state: &mut State,
+    ) -> Val {
+        let _ = destination;
+        let f = call.f;
+        let mut ret = LocSet::new();
+        for (which, effect) in effects.iter().enumerate() {
+            match *effect {
+                Effect::New(target) => {
+                    ret.insert(self.locs.fresh(f, call.bb, which as u8, target, call.span));
+                }
+                Effect::Derive(a) => {
+                    let v = self.arg(call, a, &ret);
+                    ret.union_with(&self.derive(state, &v));
+                }
+                Effect::HostView(a) => {
+                    let v = self.arg(call, a, &ret);
+                    let data = self.derive(state, &v);
+                    self.host_view(f, &data, call.si, state);
+                    ret.union_with(&data);
+                }
+                Effect::Transparent => {
+                    for v in call.argvals {
+                        ret.union_with(v);
+                    }
+                }
+                Effect::NoAccess => {}
+                Effect::Copy { dst, src, dir, stream, is_async } => {
+                    self.copy(call, dst, src, dir, stream, is_async, &ret, state);
+                }
+                Effect::Memset { dst, stream, .. } => {
+                    let dst = self.data_arg(call, dst, &ret, state);
+                    let streams = self.objects(call, stream, state);
+                    self.enqueue(call, OpKind::Memset, streams, LocSet::new(), dst, state);
+                }
+                Effect::Launch { kernel, stream, args } => self.launch(call, kernel, stream, args, state),
+                Effect::SyncStream(a) => {
+                    let streams = self.objects(call, a, state);
+                    self.sync_streams(&streams, state);
+                }
+                Effect::SyncEvent(a) => {
+                    let events = self.objects(call, a, state);
+                    let mut done = OpSet::new();
+                    for e in events.iter() {
+                        if let Some(covered) = state.event_covers.get(&e) {
+                            done.union_with(covered);
+                        }
+                    }
+                    state.finish(&done);
+                }
+                Effect::SyncContext => {
+                    let all = state.inflight_may.clone();
+                    state.finish(&all);
+                }
+                Effect::RecordEvent { event, stream } => {
+                    let events = self.objects(call, event, state);
+                    let streams = self.objects(call, stream, state);
+                    let covered = self.ops_on(&streams, state);
+                    let strong = events.len() == 1;
+                    for e in events.iter() {
+                        let entry = state.event_covers.entry(e).or_default();
+                        if strong {
+                            *entry = covered.clone();
+                        } else {
+                            entry.union_with(&covered);
+                        }
+                    }
+                }
+                Effect::StreamWaitEvent { stream, event } => {
+                    let events = self.objects(call, event, state);
+                    let streams = self.objects(call, stream, state);
+                    let mut covered = OpSet::new();
+                    for e in events.iter() {
+                        if let Some(c) = state.event_covers.get(&e) {
+                            covered.union_with(c);
+                        }
+                    }
+                    for s in streams.iter() {
+                        state.stream_waits.entry(s).or_default().union_with(&covered);
+                    }
+                }
+                Effect::Register { host } => {
+                    let data = self.data_arg(call, host, &ret, state);
+                    state.registered_may.union_with(&data);
+                    state.registered_must.union_with(&data);
+                    ret.union_with(&data);
+                }
+                Effect::Free { mem, kind } => {
+                    let data = self.data_arg(call, mem, &ret, state);
+                    if kind == FreeKind::Immediate {
+                        self.free_check(f, &data, call.si, state);
+                    }
+                }
+                Effect::DropArg(a) => {
+                    if let Some(arg) = call.args.get(a as usize) {
+                        let body = self.frames[f.0 as usize].body;
+                        let ty = self.instantiate(f, arg.node.ty(&body.local_decls, self.tcx));
+                        let vals = call.argvals[a as usize].clone();
+                        self.drop_value(f, ty, &vals, call.si, state);
+                    }
+                }
+                Effect::Swap(a, b) => {
+                    let pa = self.arg(call, a, &ret);
+                    let pb = self.arg(call, b, &ret);
+                    if let (Some(x), Some(y)) = (single(&pa), single(&pb)) {
+                        let vx = self.read_value(state, x);
+                        let vy = self.read_value(state, y);
+                        state.values.insert(x, vy);
+                        state.values.insert(y, vx);
+                    }
+                }
+                Effect::CompileSource(a) => {
+                    let source = self.const_str(call, a);
+                    let module = self.locs.fresh(f, call.bb, which as u8, Target::Obj(ObjKind::Module), call.span);
+                    let attrs = self.attrs.entry(module).or_default();
+                    let source = source.map(Rc::from);
+                    if !attrs.sources.contains(&source) {
+                        attrs.sources.push(source);
+                    }
+                    ret.insert(module);
+                }
+                Effect::LoadModule(a) => {
+                    let from = self.objects(call, a, state);
+                    let module = self.locs.fresh(f, call.bb, which as u8, Target::Obj(ObjKind::Module), call.span);
+                    let mut sources = Vec::new();
+                    for m in from.iter() {
+                        match self.attrs.get(&m) {
+                            Some(a) => sources.extend(a.sources.iter().cloned()),
+                            None => sources.push(None),
+                        }
+                    }
+                    let attrs = self.attrs.entry(module).or_default();
+                    for s in sources {
+                        if !attrs.sources.contains(&s) {
+                            attrs.sources.push(s);
+                        }
+                    }
+                    ret.insert(module);
+                }
+                Effect::GetFunction { module, name } => {
+                    let name = self.const_str(call, name);
+                    let modules = self.objects(call, module, state);
+                    let kernel = self.locs.fresh(f, call.bb, which as u8, Target::Obj(ObjKind::Kernel), call.span);
+                    let attrs = self.attrs.entry(kernel).or_default();
+                    if !attrs.kernel_names.contains(&name) {
+                        attrs.kernel_names.push(name);
+                    }
+                    attrs.modules.union_with(&modules);
+                    ret.insert(kernel);
+                }
+                Effect::Map { physical } => {
+                    let phys = self.objects(call, physical, state);
+                    let mapping = self.locs.fresh(f, call.bb, which as u8, Target::Mem(MemKind::VmmMapping), call.span);
+                    self.attrs.entry(mapping).or_default().physical.union_with(&phys);
+                    ret.insert(mapping);
+                }
+            }
+        }
+        Val::Set(ret)
+    }
+
+    fn arg(&self, call: &CallSite<'_, 'tcx>, a: u8, ret: &LocSet) -> LocSet {
+        if a == RET { ret.clone() } else { call.argvals.get(a as usize).cloned().unwrap_or_default() }
+    }
+
+    /// The memory an argument refers to.
+    fn data_arg(&mut self, call: &CallSite<'_, 'tcx>, a: u8, ret: &LocSet, state: &State) -> LocSet {
+        let v = self.arg(call, a, ret);
+        let mut d = self.derive(state, &v);
+        d.retain(|l| matches!(self.locs.kind(l), LocKind::Data(_)));
+        d
+    }
+
+    /// The CUDA objects an argument refers to (streams, events, modules...).
+    fn objects(&mut self, call: &CallSite<'_, 'tcx>, a: u8, state: &State) -> LocSet {
+        let v = self.arg(call, a, &LocSet::new());
+        let mut d = self.derive(state, &v);
+        d.retain(|l| matches!(self.locs.kind(l), LocKind::Object(_) | LocKind::Data(MemKind::VmmMapping)));
+        d
+    }
+
+    fn const_str(&self, call: &CallSite<'_, 'tcx>, a: u8) -> Option<String> {
+        let op = &call.args.get(a as usize)?.node;
+        let body = self.frames[call.f.0 as usize].body;
+        const_str_of(self.tcx, self.typing_env, body, op, 4)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn copy(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        dst: u8,
+        src: u8,
+        dir: Dir,
+        stream: u8,
+        is_async: bool,
+        ret: &LocSet,
+        state: &mut State,
+    ) {
+        let dst_data = self.data_arg(call, dst, ret, state);
+        let src_data = self.data_arg(call, src, ret, state);
+        let (host, host_arg) = match dir {
+            Dir::HostToDevice => (Some(&src_data), src),
+            Dir::DeviceToHost => (Some(&dst_data), dst),
+            Dir::DeviceToDevice => (None, dst),
+        };
+        if is_async && let Some(host) = host {
+            self.pageable_check(call, host, host_arg, dir, state);
+        }
+        // The host side of a pageable copy is done when the call returns.
+        let in_flight = |this: &Self, set: &LocSet, state: &State| -> LocSet {
+            let mut s = set.clone();
+            s.retain(|l| match this.locs.kind(l) {
+                LocKind::Data(k) => k.can_be_in_flight() || state.registered_may.contains(this.locs.data_root(l)),
+                _ => false,
+            });
+            s
+        };
+        let reads = in_flight(self, &src_data, state);
+        let writes = in_flight(self, &dst_data, state);
+        let streams = self.objects(call, stream, state);
+        let _ = is_async;
+        self.enqueue(call, OpKind::Copy, streams, reads, writes, state);
+    }
+
+    fn pageable_check(&mut self, call: &CallSite<'_, 'tcx>, host: &LocSet, host_arg: u8, dir: Dir, state: &State) {
+        if !self.reporting {
+            return;
+        }
+        let mut pageable = Vec::new();
+        let mut others = 0;
+        for l in host.iter() {
+            let root = self.locs.data_root(l);
+            match self.locs.kind(l) {
+                LocKind::Data(MemKind::Pageable) if !state.registered_must.contains(root) => pageable.push(root),
+                LocKind::Data(MemKind::Unknown) => {}
+                _ => others += 1,
+            }
+        }
+        let Some(&first) = pageable.first() else { return };
+        let some_paths = others > 0 || state.registered_may.contains(first);
+        let region = self.region(call.f, first, state);
+        let host_arg = call.args.get(host_arg as usize).map(|a| a.span);
+        let involved = pageable.iter().map(|&l| self.locs.get(l).root.frame()).collect::<Vec<_>>();
+        self.report(
+            call.f,
+            call.span,
+            call.si,
+            FindingKind::PageableAsyncCopy { host: region, dir, host_arg },
+            some_paths,
+            &involved,
+        );
+    }
+
+    fn launch(&mut self, call: &CallSite<'_, 'tcx>, kernel: u8, stream: u8, args: u8, state: &mut State) {
+        let kernels = self.objects(call, kernel, state);
+        let argv = self.arg(call, args, &LocSet::new());
+        let mut touched = self.reach(state, &argv, 3);
+        touched.retain(|l| !matches!(self.locs.kind(l), LocKind::Data(MemKind::Pageable)));
+        let streams = self.objects(call, stream, state);
+        self.alias_in_one_kernel(call, &kernels, &touched, state);
+        self.enqueue(call, OpKind::Launch, streams, touched.clone(), touched, state);
+    }
+
+    /// Enqueues an operation: checks it against unordered work on other streams, then starts it.
+    fn enqueue(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        kind: OpKind,
+        streams: LocSet,
+        reads: LocSet,
+        writes: LocSet,
+        state: &mut State,
+    ) {
+        let f = call.f;
+        let id = *self.op_index.entry((f, call.bb)).or_insert_with(|| {
+            let id = OpId(self.ops.len() as u32);
+            self.ops.push(OpInfo {
+                kind,
+                frame: f,
+                span: call.span,
+                streams: LocSet::new(),
+                reads: LocSet::new(),
+                writes: LocSet::new(),
+            });
+            id
+        });
+        {
+            let op = &mut self.ops[id.0 as usize];
+            op.streams.union_with(&streams);
+            op.reads.union_with(&reads);
+            op.writes.union_with(&writes);
+        }
+        if self.reporting {
+            self.cross_stream_checks(call, id, state);
+        }
+        state.start(id);
+    }
+
+    /// Operations that may run on `streams`, or that those streams wait for.
+    fn ops_on(&self, streams: &LocSet, state: &State) -> OpSet {
+        let mut out = OpSet::new();
+        for op in state.inflight_may.iter() {
+            if self.ops[op.0 as usize].streams.intersects(streams) {
+                out.insert(op);
+            }
+        }
+        for s in streams.iter() {
+            if let Some(w) = state.stream_waits.get(&s) {
+                out.union_with(w);
+            }
+        }
+        out
+    }
+
+    fn sync_streams(&self, streams: &LocSet, state: &mut State) {
+        let done = self.ops_on(streams, state);
+        state.finish(&done);
+    }
+
+    /// Whether operation `earlier` is ordered before new work on `streams`.
+    fn ordered_before(&self, earlier: OpId, streams: &LocSet, state: &State) -> bool {
+        let op = &self.ops[earlier.0 as usize];
+        op.streams.is_empty()
+            || streams.is_empty()
+            || op.streams.intersects(streams)
+            || streams.iter().any(|s| state.stream_waits.get(&s).is_some_and(|w| w.contains(earlier)))
+    }
+
+    fn cross_stream_checks(&mut self, call: &CallSite<'_, 'tcx>, new: OpId, state: &State) {
+        let op = self.ops[new.0 as usize].clone();
+        for other in state.inflight_may.clone().iter() {
+            if other == new || self.ordered_before(other, &op.streams, state) {
+                continue;
+            }
+            let prev = self.ops[other.0 as usize].clone();
+            let some_paths = !state.inflight_must.contains(other);
+            // Two mappings of one physical allocation, used by unordered work.
+            let mine: Vec<LocId> = op.reads.iter().chain(op.writes.iter()).filter(|l| self.is_mapping(*l)).collect();
+            let theirs: Vec<LocId> =
+                prev.reads.iter().chain(prev.writes.iter()).filter(|l| self.is_mapping(*l)).collect();
+            if let Some((a, b)) = self.alias_pair(&mine, &theirs) {
+                let first = self.region(call.f, b, state);
+                let second = self.region(call.f, a, state);
+                let other_desc = self.in_flight(call.f, other, state);
+                let involved = [self.locs.get(a).root.frame(), self.locs.get(b).root.frame(), prev.frame];
+                self.report(
+                    call.f,
+                    call.span,
+                    call.si,
+                    FindingKind::AliasAcrossStreams { first, second, other: other_desc },
+                    some_paths,
+                    &involved,
+                );
+                continue;
+            }
+            // The same memory reused while unordered work on another stream uses it.
+            let conflict = op.writes.iter().find_map(|w| {
+                prev.reads.iter().chain(prev.writes.iter()).find(|p| self.locs.overlaps(w, *p)).map(|_| w)
+            });
+            let conflict = conflict.or_else(|| {
+                op.reads.iter().find(|r| prev.writes.iter().any(|p| self.locs.overlaps(*r, p)))
+            });
+            if let Some(l) = conflict
+                && let LocKind::Data(k) = self.locs.kind(l)
+                && k != MemKind::Unknown
+            {
+                let target = self.region(call.f, self.locs.data_root(l), state);
+                let other_desc = self.in_flight(call.f, other, state);
+                let involved = [self.locs.get(l).root.frame(), prev.frame];
+                self.report(
+                    call.f,
+                    call.span,
+                    call.si,
+                    FindingKind::MissingSync { access: Access::Reuse, target, op: other_desc },
+                    some_paths,
+                    &involved,
+                );
+            }
+        }
+    }
+
+    fn is_mapping(&self, l: LocId) -> bool {
+        matches!(self.locs.kind(l), LocKind::Data(MemKind::VmmMapping))
+    }
+
+    /// Two different mappings (one from each list) of the same physical allocation.
+    fn alias_pair(&self, a: &[LocId], b: &[LocId]) -> Option<(LocId, LocId)> {
+        for &x in a {
+            let rx = self.locs.data_root(x);
+            let px = self.attrs.get(&rx).map(|at| &at.physical)?;
+            for &y in b {
+                let ry = self.locs.data_root(y);
+                if rx == ry {
+                    continue;
+                }
+                if let Some(py) = self.attrs.get(&ry).map(|at| &at.physical)
+                    && px.intersects(py)
+                {
+                    return Some((rx, ry));
+                }
+            }
+        }
+        None
+    }
+
+    fn alias_in_one_kernel(&mut self, call: &CallSite<'_, 'tcx>, kernels: &LocSet, touched: &LocSet, state: &State) {
+        if !self.reporting {
+            return;
+        }
+        let mappings: Vec<LocId> = {
+            let mut v: Vec<LocId> = touched.iter().filter(|l| self.is_mapping(*l)).map(|l| self.locs.data_root(l)).collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        let Some((a, b)) = self.alias_pair(&mappings, &mappings) else { return };
+        // The kernel's source decides: fenced, unfenced, or not visible.
+        let mut verdict: Option<Kernel> = None;
+        let mut all_fenced = !kernels.is_empty();
+        for k in kernels.iter() {
+            let attrs = self.attrs.get(&k).cloned().unwrap_or_default();
+            let name = attrs.kernel_names.first().cloned().flatten();
+            let sources: Vec<Option<Rc<str>>> = attrs
+                .modules
+                .iter()
+                .flat_map(|m| self.attrs.get(&m).map(|a| a.sources.clone()).unwrap_or_else(|| vec![None]))
+                .collect();
+            let fence = match (&name, sources.is_empty()) {
+                (Some(name), false) => {
+                    let results: Vec<Fence> = sources
+                        .iter()
+                        .map(|s| s.as_deref().map_or(Fence::NotFound, |s| kernel_fence(s, name)))
+                        .collect();
+                    if results.contains(&Fence::Unfenced) {
+                        Some(Fence::Unfenced)
+                    } else if results.iter().all(|r| *r == Fence::Fenced) {
+                        Some(Fence::Fenced)
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            };
+            match fence {
+                Some(Fence::Fenced) => {}
+                Some(_) => {
+                    all_fenced = false;
+                    verdict = Some(Kernel::Unfenced { name: name.unwrap_or_default() });
+                }
+                None => {
+                    all_fenced = false;
+                    if verdict.is_none() {
+                        verdict = Some(Kernel::SourceNotVisible { name });
+                    }
+                }
+            }
+        }
+        if all_fenced {
+            return;
+        }
+        let kernel = verdict.unwrap_or(Kernel::SourceNotVisible { name: None });
+        let first = self.region(call.f, a, state);
+        let second = self.region(call.f, b, state);
+        let involved = [self.locs.get(a).root.frame(), self.locs.get(b).root.frame()];
+        self.report(
+            call.f,
+            call.span,
+            call.si,
+            FindingKind::AliasInOneKernel { first, second, kernel },
+            false,
+            &involved,
+        );
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Drops and frees
+
+    fn drop_place(&mut self, f: FrameId, place: Place<'tcx>, si: SourceInfo, state: &mut State) {
+        let body = self.frames[f.0 as usize].body;
+        let ty = self.instantiate(f, place.ty(&body.local_decls, self.tcx).ty);
+        let locs = self.place(f, place, state);
+        let mut vals = LocSet::new();
+        for l in locs.iter() {
+            vals.union_with(&self.read_value(state, l));
+        }
+        if self.rs.role(ty).is_some() {
+            self.drop_value(f, ty, &vals, si, state);
+        } else if let ty::Adt(def, args) = ty.kind()
+            && def.is_struct()
+        {
+            // Drop glue drops the fields.
+            for (i, field) in def.non_enum_variant().fields.iter().enumerate() {
+                let fty = field.ty(self.tcx, args).skip_normalization();
+                if self.rs.role(fty).is_some() {
+                    let mut fvals = LocSet::new();
+                    for l in locs.iter() {
+                        let child = self.locs.child(l, Proj::Field(i as u32));
+                        fvals.union_with(&self.read_value(state, child));
+                    }
+                    self.drop_value(f, fty, &fvals, si, state);
+                }
+            }
+        }
+    }
+
+    /// Drops a handle of type `ty` whose value is `vals` (the memory it owns).
+    fn drop_value(&mut self, f: FrameId, ty: Ty<'tcx>, vals: &LocSet, si: SourceInfo, state: &mut State) {
+        let Some(Target::Mem(_)) = self.rs.role(ty) else { return };
+        let mut data = vals.clone();
+        data.retain(|l| matches!(self.locs.kind(l), LocKind::Data(_)));
+        // Dropping a registration guard unregisters its memory.
+        state.registered_may.subtract(&data);
+        state.registered_must.subtract(&data);
+        if self.rs.drop_kind(ty) == Some(FreeKind::Immediate) {
+            self.free_check(f, &data, si, state);
+        }
+    }
+
+    fn free_check(&mut self, f: FrameId, data: &LocSet, si: SourceInfo, state: &State) {
+        self.conflicts(f, data, Access::Free, si, state);
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Host accesses
+
+    fn host_access(&mut self, f: FrameId, locs: &LocSet, access: Access, si: SourceInfo, state: &State) {
+        if !self.reporting || locs.is_empty() {
+            return;
+        }
+        let mut device = Vec::new();
+        for l in locs.iter() {
+            if let LocKind::Data(k) = self.locs.kind(l)
+                && k.is_device_only()
+            {
+                device.push(self.locs.data_root(l));
+            }
+        }
+        if let Some(&first) = device.first() {
+            let target = self.region(f, first, state);
+            let involved: Vec<FrameId> = device.iter().map(|&l| self.locs.get(l).root.frame()).collect();
+            let some_paths = device.len() < locs.len();
+            self.report(
+                f,
+                si.span,
+                si,
+                FindingKind::HostDerefDevicePtr { target, write: access == Access::Write, made_into_slice: false },
+                some_paths,
+                &involved,
+            );
+            return;
+        }
+        self.conflicts(f, locs, access, si, state);
+    }
+
+    /// A raw pointer made into a slice or reference for the host.
+    fn host_view(&mut self, f: FrameId, data: &LocSet, si: SourceInfo, state: &State) {
+        if !self.reporting {
+            return;
+        }
+        let device: Vec<LocId> = data
+            .iter()
+            .filter(|l| matches!(self.locs.kind(*l), LocKind::Data(k) if k.is_device_only()))
+            .map(|l| self.locs.data_root(l))
+            .collect();
+        if let Some(&first) = device.first() {
+            let target = self.region(f, first, state);
+            let involved: Vec<FrameId> = device.iter().map(|&l| self.locs.get(l).root.frame()).collect();
+            let some_paths = device.len() < data.len();
+            self.report(
+                f,
+                si.span,
+                si,
+                FindingKind::HostDerefDevicePtr { target, write: false, made_into_slice: true },
+                some_paths,
+                &involved,
+            );
+        }
+    }
+
+    /// Reports the first in-flight operation that `access` to `locs` races with.
+    fn conflicts(&mut self, f: FrameId, locs: &LocSet, access: Access, si: SourceInfo, state: &State) {
+        if !self.reporting {
+            return;
+        }
+        for l in locs.iter() {
+            let LocKind::Data(kind) = self.locs.kind(l) else { continue };
+            if kind == MemKind::Unknown || !kind.can_be_in_flight() && !state.registered_may.contains(self.locs.data_root(l))
+            {
+                if access != Access::Free || kind == MemKind::Unknown {
+                    continue;
+                }
+            }
+            for op in state.inflight_may.iter() {
+                let info = &self.ops[op.0 as usize];
+                let hit = match access {
+                    Access::Read => info.writes.iter().any(|w| self.locs.overlaps(w, l)),
+                    Access::Write | Access::Free | Access::Reuse => {
+                        info.writes.iter().chain(info.reads.iter()).any(|w| self.locs.overlaps(w, l))
+                    }
+                };
+                if !hit {
+                    continue;
+                }
+                let op_frame = info.frame;
+                let target = self.region(f, self.locs.data_root(l), state);
+                let op_desc = self.in_flight(f, op, state);
+                let some_paths = !state.inflight_must.contains(op);
+                let involved = [self.locs.get(l).root.frame(), op_frame];
+                self.report(f, si.span, si, FindingKind::MissingSync { access, target, op: op_desc }, some_paths, &involved);
+                return;
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Reporting
+
+    fn report(
+        &mut self,
+        f: FrameId,
+        span: Span,
+        si: SourceInfo,
+        kind: FindingKind,
+        some_paths: bool,
+        involved: &[FrameId],
+    ) {
+        if !self.reporting {
+            return;
+        }
+        let finding = match &self.frames[f.0 as usize].entered_from {
+            None => Finding { kind, span, lint_root: self.lint_root(f, si), some_paths, via: None },
+            Some((call_span, lint_root, callee)) => {
+                // Found inside a helper: the root body reports it only if it involves the
+                // root's own memory or work; otherwise the helper, linted itself, reports it.
+                if !involved.contains(&FrameId::ROOT) {
+                    return;
+                }
+                Finding {
+                    kind,
+                    span: *call_span,
+                    lint_root: *lint_root,
+                    some_paths,
+                    via: Some(Via { callee: callee.clone(), inner: span }),
+                }
+            }
+        };
+        self.findings.insert(finding);
+    }
+
+    fn lint_root(&self, f: FrameId, si: SourceInfo) -> HirId {
+        let body = self.frames[f.0 as usize].body;
+        match &body.source_scopes[si.scope].local_data {
+            ClearCrossCrate::Set(data) => data.lint_root,
+            ClearCrossCrate::Clear => self.tcx.local_def_id_to_hir_id(self.frames[0].def_id.expect_local()),
+        }
+    }
+
+    fn in_flight(&mut self, f: FrameId, op: OpId, state: &State) -> InFlight {
+        let info = self.ops[op.0 as usize].clone();
+        let stream = info.streams.iter().next().and_then(|s| self.name_of(f, s, state));
+        // Work started inside a helper is shown at the helper's call in the root body.
+        let span = match (&self.frames[info.frame.0 as usize].entered_from, info.frame == FrameId::ROOT) {
+            (Some((call_span, ..)), false) if f == FrameId::ROOT => *call_span,
+            _ => info.span,
+        };
+        InFlight { what: info.kind.describe(), span, stream }
+    }
+
+    fn region(&mut self, f: FrameId, loc: LocId, state: &State) -> Region {
+        let data = self.locs.get(loc);
+        let kind = match data.kind {
+            LocKind::Data(k) => k,
+            _ => MemKind::Unknown,
+        };
+        // Where the user wrote it: `vec![..]`, not the inside of `vec!`.
+        let origin = data.origin.source_callsite();
+        let ty = data.ty.map(|t| t.to_string());
+        let name = self.name_of(f, loc, state);
+        Region { name, kind, origin, ty }
+    }
+
+    /// A name the user knows for what `loc` is or what a variable refers to.
+    fn name_of(&self, f: FrameId, loc: LocId, state: &State) -> Option<String> {
+        if let Some(path) = self.path_name(loc) {
+            return Some(path);
+        }
+        // Memory or objects created by a call: the variable of the frame that holds them,
+        // preferring the owner (`dev`) to pointers into it (`p`), then the shortest name.
+        let mut best: Option<((bool, usize), String)> = None;
+        for (holder, vals) in &state.values {
+            if !vals.contains(loc) {
+                continue;
+            }
+            let Root::Local { frame, .. } = self.locs.get(*holder).root else { continue };
+            if frame != f && frame != FrameId::ROOT {
+                continue;
+            }
+            if let Some(name) = self.path_name(*holder) {
+                let owner = matches!(self.locs.kind(*holder), LocKind::Handle(_));
+                let score = (!owner, name.len());
+                if best.as_ref().is_none_or(|(s, _)| score < *s) {
+                    best = Some((score, name));
+                }
+            }
+        }
+        best.map(|(_, n)| n)
+    }
+
+    /// `x`, `x.field`, `self.a.b` for locations rooted at named locals.
+    fn path_name(&self, loc: LocId) -> Option<String> {
+        let data = self.locs.get(loc);
+        match data.parent {
+            None => match data.root {
+                Root::Local { frame, local } => self.frames[frame.0 as usize].names.get(&local).cloned(),
+                Root::Fresh { .. } => None,
+            },
+            Some((parent, Proj::Deref)) => self.path_name(parent),
+            Some((parent, Proj::Index)) => self.path_name(parent).map(|p| format!("{p}[..]")),
+            Some((parent, Proj::Field(i))) => {
+                let base = self.path_name(parent)?;
+                let pty = self.locs.get(parent).ty.map(|t| t.peel_refs());
+                let field = match pty.map(Ty::kind) {
+                    Some(ty::Adt(def, _)) if def.is_struct() => {
+                        def.non_enum_variant().fields.iter().nth(i as usize).map(|f| f.name.to_string())
+                    }
+                    _ => None,
+                }
+                .unwrap_or_else(|| i.to_string());
+                Some(format!("{base}.{field}"))
+            }
+        }
+    }
+}
+
+enum Next {
+    Return,
+    Blocks(Vec<BasicBlock>),
+}
+
+struct CallSite<'c, 'tcx> {
+    f: FrameId,
+    bb: BasicBlock,
+    si: SourceInfo,
+    span: Span,
+    args: &'c [rustc_span::Spanned<Operand<'tcx>>],
+    argvals: &'c [LocSet],
+}
+
+fn single(set: &LocSet) -> Option<LocId> {
+    (set.len() == 1).then(|| set.iter().next()).flatten()
+}
+
+/// Names of user variables, from debug info.
+fn debug_names(tcx: TyCtxt<'_>, body: &Body<'_>) -> FxHashMap<Local, String> {
+    let source_map = tcx.sess.source_map();
+    let mut names = FxHashMap::default();
+    for info in &body.var_debug_info {
+        // Variables the compiler made up (`val` of `?`, loop iterators) are no help: a real
+        // variable's span reads as its name.
+        let span = info.source_info.span;
+        let written = source_map.span_to_snippet(span).unwrap_or_default();
+        let written = written.trim_start_matches("ref ").trim_start_matches("mut ");
+        if span.from_expansion() || written != info.name.as_str() {
+            continue;
+        }
+        if let VarDebugInfoContents::Place(place) = info.value
+            && place.projection.is_empty()
+        {
+            names.entry(place.local).or_insert_with(|| info.name.to_string());
+        }
+    }
+    names
+}
+
+/// Whether a callee given a value of this type may write through it.
+fn writes_through(ty: Ty<'_>) -> bool {
+    ty.walk().any(|arg| {
+        arg.as_type().is_some_and(|t| match t.kind() {
+            ty::Ref(_, _, m) | ty::RawPtr(_, m) => m.is_mut(),
+            _ => false,
+        })
+    })
+}
+
+/// Whether a value of this type can refer to memory (numbers and the like cannot).
+fn may_hold_pointers(ty: Ty<'_>) -> bool {
+    !matches!(ty.kind(), ty::Bool | ty::Char | ty::Int(_) | ty::Uint(_) | ty::Float(_) | ty::Never)
+        && !ty.is_unit()
+}
+
+/// `T` for `Result<T, E>` and `Option<T>`, else the type itself.
+fn peel_result(ty: Ty<'_>) -> Ty<'_> {
+    if let ty::Adt(def, args) = ty.kind()
+        && matches!(
+            def.variants().len(),
+            2
+        )
+        && let Some(first) = args.types().next()
+        && def.variants().iter().any(|v| v.fields.len() == 1)
+    {
+        return first;
+    }
+    ty
+}
+
+/// The string a `&str` operand holds when it is a constant (a literal, `include_str!`, a
+/// `const`), following a few copies between locals.
+fn const_str_of<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    typing_env: TypingEnv<'tcx>,
+    body: &Body<'tcx>,
+    op: &Operand<'tcx>,
+    depth: u32,
+) -> Option<String> {
+    match op {
+        Operand::Constant(c) => {
+            let value = c.const_.eval(tcx, typing_env, c.span).ok()?;
+            let bytes = value.try_get_slice_bytes_for_diagnostics(tcx)?;
+            String::from_utf8(bytes.to_vec()).ok()
+        }
+        Operand::Copy(place) | Operand::Move(place) if depth > 0 => {
+            // A temporary assigned once from a constant, or a reborrow of one.
+            for data in body.basic_blocks.iter() {
+                for stmt in &data.statements {
+                    if let StatementKind::Assign(box (dest, rv)) = &stmt.kind
+                        && dest.local == place.local
+                        && dest.projection.is_empty()
+                    {
+                        return match rv {
+                            Rvalue::Use(inner, _) | Rvalue::Cast(_, inner, _) => {
+                                const_str_of(tcx, typing_env, body, inner, depth - 1)
+                            }
+                            Rvalue::Ref(_, _, src) | Rvalue::CopyForDeref(src) if src.projection.len() <= 1 => {
+                                const_str_of(tcx, typing_env, body, &Operand::Copy(Place::from(src.local)), depth - 1)
+                            }
+                            _ => None,
+                        };
+                    }
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}

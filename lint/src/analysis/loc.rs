@@ -1,0 +1,268 @@
+//! Abstract locations: where a value lives, as a root (a local of some frame, or an object a call
+//! created) and a short path of field, deref and index projections. Each location knows what it
+//! holds: memory of some kind ([`LocKind::Data`]), a handle to memory or to a CUDA object
+//! ([`LocKind::Handle`]), a CUDA object itself ([`LocKind::Object`]), or anything else.
+
+use rustc_data_structures::fx::FxHashMap;
+use rustc_middle::mir::{BasicBlock, Local};
+use rustc_middle::ty::{self, Ty};
+use rustc_span::Span;
+
+use super::resolve::Resolver;
+use super::set::IdSet;
+use crate::api::{MemKind, ObjKind, Target};
+
+/// An inlined call's frame; frame 0 is the body being linted.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FrameId(pub u32);
+
+impl FrameId {
+    pub const ROOT: FrameId = FrameId(0);
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocId(pub u32);
+
+impl super::set::Id for LocId {
+    fn index(self) -> u32 {
+        self.0
+    }
+    fn from_index(i: u32) -> Self {
+        LocId(i)
+    }
+}
+
+pub type LocSet = IdSet<LocId>;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Root {
+    /// A local of a frame (parameters included).
+    Local { frame: FrameId, local: Local },
+    /// The `which`-th object created by the call that ends `block` in `frame`.
+    Fresh { frame: FrameId, block: BasicBlock, which: u8 },
+}
+
+impl Root {
+    pub fn frame(self) -> FrameId {
+        match self {
+            Root::Local { frame, .. } | Root::Fresh { frame, .. } => frame,
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Proj {
+    Field(u32),
+    Deref,
+    /// Any element of an array or slice (elements are not told apart).
+    Index,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LocKind {
+    /// Memory contents of this kind.
+    Data(MemKind),
+    /// A value that refers to memory or to an object (a buffer, a stream, a `Vec`).
+    Handle(Target),
+    /// A CUDA object that is not memory (a stream, an event, a module...).
+    Object(ObjKind),
+    /// Anything else: pointers, numbers, structs holding handles.
+    Plain,
+}
+
+pub struct LocData<'tcx> {
+    pub root: Root,
+    pub parent: Option<(LocId, Proj)>,
+    pub kind: LocKind,
+    pub ty: Option<Ty<'tcx>>,
+    /// Where it comes from: the local's declaration, or the call that created it.
+    pub origin: Span,
+    pub children: Vec<(Proj, LocId)>,
+    depth: u8,
+    /// Whether the path goes through a dereference (the memory is somebody else's).
+    behind_deref: bool,
+}
+
+/// Paths longer than this are cut: deeper projections stay at the cut location.
+const MAX_DEPTH: u8 = 6;
+
+/// The interner of locations of one analysis.
+pub struct Locs<'a, 'tcx> {
+    /// How types are seen: through the API tables.
+    rs: &'a Resolver<'tcx>,
+    data: Vec<LocData<'tcx>>,
+    roots: FxHashMap<Root, LocId>,
+    /// Locations rooted at each local, to forget them at `StorageDead`.
+    by_local: FxHashMap<(FrameId, Local), Vec<LocId>>,
+}
+
+impl<'a, 'tcx> Locs<'a, 'tcx> {
+    pub fn new(rs: &'a Resolver<'tcx>) -> Self {
+        Locs { rs, data: Vec::new(), roots: FxHashMap::default(), by_local: FxHashMap::default() }
+    }
+
+    pub fn get(&self, id: LocId) -> &LocData<'tcx> {
+        &self.data[id.0 as usize]
+    }
+
+    pub fn kind(&self, id: LocId) -> LocKind {
+        self.get(id).kind
+    }
+
+    /// The location of a frame's local.
+    pub fn local(&mut self, frame: FrameId, local: Local, ty: Ty<'tcx>, origin: Span) -> LocId {
+        let root = Root::Local { frame, local };
+        if let Some(&id) = self.roots.get(&root) {
+            return id;
+        }
+        let kind = self.kind_of_ty(ty, false);
+        let id = self.push(LocData {
+            root,
+            parent: None,
+            kind,
+            ty: Some(ty),
+            origin,
+            children: Vec::new(),
+            depth: 0,
+            behind_deref: false,
+        });
+        self.roots.insert(root, id);
+        self.by_local.entry((frame, local)).or_default().push(id);
+        id
+    }
+
+    /// An object created by a call.
+    pub fn fresh(&mut self, frame: FrameId, block: BasicBlock, which: u8, target: Target, origin: Span) -> LocId {
+        let root = Root::Fresh { frame, block, which };
+        if let Some(&id) = self.roots.get(&root) {
+            return id;
+        }
+        let kind = match target {
+            Target::Mem(k) => LocKind::Data(k),
+            Target::Obj(o) => LocKind::Object(o),
+        };
+        let id = self.push(LocData {
+            root,
+            parent: None,
+            kind,
+            ty: None,
+            origin,
+            children: Vec::new(),
+            depth: 0,
+            behind_deref: false,
+        });
+        self.roots.insert(root, id);
+        id
+    }
+
+    /// The location `parent` projected by `proj`.
+    pub fn child(&mut self, parent: LocId, proj: Proj) -> LocId {
+        if let Some(&(_, id)) = self.get(parent).children.iter().find(|(p, _)| *p == proj) {
+            return id;
+        }
+        let p = self.get(parent);
+        if p.depth >= MAX_DEPTH {
+            return parent;
+        }
+        let (root, origin, depth, parent_kind, parent_ty) = (p.root, p.origin, p.depth, p.kind, p.ty);
+        let behind_deref = p.behind_deref || proj == Proj::Deref;
+        let ty = parent_ty.and_then(|t| self.project_ty(t, proj));
+        let kind = match (parent_kind, proj) {
+            (LocKind::Data(k), _) => LocKind::Data(k),
+            (LocKind::Handle(Target::Mem(k)), Proj::Deref) => LocKind::Data(k),
+            (LocKind::Handle(Target::Obj(o)), Proj::Deref) => LocKind::Object(o),
+            (LocKind::Object(o), _) => LocKind::Object(o),
+            _ => match ty {
+                Some(ty) => self.kind_of_ty(ty, behind_deref),
+                None if proj == Proj::Deref => LocKind::Data(MemKind::Unknown),
+                None => LocKind::Plain,
+            },
+        };
+        let id = self.push(LocData {
+            root,
+            parent: Some((parent, proj)),
+            kind,
+            ty,
+            origin,
+            children: Vec::new(),
+            depth: depth + 1,
+            behind_deref,
+        });
+        self.data[parent.0 as usize].children.push((proj, id));
+        if let Root::Local { frame, local } = root {
+            self.by_local.entry((frame, local)).or_default().push(id);
+        }
+        id
+    }
+
+    /// Every location rooted at a frame's local.
+    pub fn of_local(&self, frame: FrameId, local: Local) -> &[LocId] {
+        self.by_local.get(&(frame, local)).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether `a` and `b` may denote overlapping memory: one contains the other.
+    pub fn overlaps(&self, a: LocId, b: LocId) -> bool {
+        self.is_within(a, b) || self.is_within(b, a)
+    }
+
+    /// Whether `inner` is `outer` or a projection of it.
+    pub fn is_within(&self, inner: LocId, outer: LocId) -> bool {
+        let mut cur = Some(inner);
+        while let Some(id) = cur {
+            if id == outer {
+                return true;
+            }
+            cur = self.get(id).parent.map(|(p, _)| p);
+        }
+        false
+    }
+
+    /// The outermost location with memory contents that `id` is inside of (itself if none).
+    pub fn data_root(&self, id: LocId) -> LocId {
+        let mut best = id;
+        let mut cur = Some(id);
+        while let Some(c) = cur {
+            if matches!(self.kind(c), LocKind::Data(_)) {
+                best = c;
+            }
+            cur = self.get(c).parent.map(|(p, _)| p);
+        }
+        best
+    }
+
+    fn push(&mut self, data: LocData<'tcx>) -> LocId {
+        let id = LocId(u32::try_from(self.data.len()).expect("fewer than 2^32 locations"));
+        self.data.push(data);
+        id
+    }
+
+    fn project_ty(&self, ty: Ty<'tcx>, proj: Proj) -> Option<Ty<'tcx>> {
+        match (ty.kind(), proj) {
+            (_, Proj::Deref) => ty.builtin_deref(true),
+            (ty::Array(elem, _) | ty::Slice(elem), Proj::Index) => Some(*elem),
+            (ty::Adt(def, args), Proj::Field(i)) if def.is_struct() || def.is_union() => {
+                def.non_enum_variant().fields.iter().nth(i as usize).map(|f| f.ty(self.rs.tcx, args).skip_normalization())
+            }
+            (ty::Tuple(tys), Proj::Field(i)) => tys.get(i as usize).copied(),
+            (ty::Closure(_, args), Proj::Field(i)) => args.as_closure().upvar_tys().get(i as usize).copied(),
+            _ => None,
+        }
+    }
+
+    /// What a value of `ty` is, found through the API tables; `behind_deref` when it lives in
+    /// memory somebody else owns (so arrays in it are of unknown kind, not the stack).
+    fn kind_of_ty(&self, ty: Ty<'tcx>, behind_deref: bool) -> LocKind {
+        if let Some(target) = self.rs.role(ty) {
+            return LocKind::Handle(target);
+        }
+        match ty.kind() {
+            ty::Array(..) | ty::Slice(_) | ty::Str => {
+                LocKind::Data(if behind_deref { MemKind::Unknown } else { MemKind::Pageable })
+            }
+            ty::Int(_) | ty::Uint(_) | ty::Float(_) | ty::Bool | ty::Char if behind_deref => {
+                LocKind::Data(MemKind::Unknown)
+            }
+            _ => LocKind::Plain,
+        }
+    }
+}

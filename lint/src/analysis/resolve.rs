@@ -1,0 +1,170 @@
+//! From rustc's definitions to the API tables: definition paths as the tables spell them, the
+//! roles of types, and the cheap test of whether a body touches CUDA at all.
+
+use std::cell::RefCell;
+
+use rustc_data_structures::fx::{FxHashMap, FxHashSet};
+use rustc_hir::def_id::{CrateNum, DefId, LocalDefId};
+use rustc_hir::definitions::DefPathData;
+use rustc_middle::ty::{self, Ty, TyCtxt, TypeVisitableExt};
+
+use crate::api::{Effect, Tables, Target};
+
+/// Per-crate caches over the API tables.
+pub struct Resolver<'tcx> {
+    pub tcx: TyCtxt<'tcx>,
+    pub tables: &'static Tables,
+    keys: RefCell<FxHashMap<DefId, Option<&'static [Effect]>>>,
+    roles: RefCell<FxHashMap<DefId, Option<Target>>>,
+    cuda_crates: RefCell<FxHashMap<CrateNum, bool>>,
+    touches: RefCell<FxHashMap<LocalDefId, bool>>,
+    visiting: RefCell<FxHashSet<LocalDefId>>,
+}
+
+impl<'tcx> Resolver<'tcx> {
+    pub fn new(tcx: TyCtxt<'tcx>) -> Self {
+        Resolver {
+            tcx,
+            tables: Tables::get(),
+            keys: RefCell::default(),
+            roles: RefCell::default(),
+            cuda_crates: RefCell::default(),
+            touches: RefCell::default(),
+            visiting: RefCell::default(),
+        }
+    }
+
+    /// The table entry of a function, by its own path or, for a trait method's implementation,
+    /// by the trait method's path.
+    pub fn effects(&self, def_id: DefId) -> Option<&'static [Effect]> {
+        if let Some(&cached) = self.keys.borrow().get(&def_id) {
+            return cached;
+        }
+        let tcx = self.tcx;
+        let mut found = self.tables.function(&def_key(tcx, def_id));
+        if found.is_none()
+            && let Some(impl_id) = tcx.impl_of_assoc(def_id)
+            && let Some(trait_item) = tcx.associated_item(def_id).trait_item_def_id()
+        {
+            let _ = impl_id;
+            found = self.tables.function(&def_key(tcx, trait_item));
+        }
+        self.keys.borrow_mut().insert(def_id, found);
+        found
+    }
+
+    /// What values of `ty` refer to, if the tables list its type.
+    pub fn role(&self, ty: Ty<'tcx>) -> Option<Target> {
+        let ty::Adt(def, _) = ty.kind() else { return None };
+        let did = def.did();
+        if let Some(&cached) = self.roles.borrow().get(&did) {
+            return cached;
+        }
+        let role = self.tables.type_role(&def_key(self.tcx, did)).map(|r| r.target);
+        self.roles.borrow_mut().insert(did, role);
+        role
+    }
+
+    /// What dropping a value of `ty` does to its memory.
+    pub fn drop_kind(&self, ty: Ty<'tcx>) -> Option<crate::api::FreeKind> {
+        let ty::Adt(def, _) = ty.kind() else { return None };
+        self.tables.type_role(&def_key(self.tcx, def.did())).and_then(|r| r.on_drop)
+    }
+
+    pub fn is_cuda_crate(&self, krate: CrateNum) -> bool {
+        if let Some(&cached) = self.cuda_crates.borrow().get(&krate) {
+            return cached;
+        }
+        let is = self.tables.is_cuda_crate(self.tcx.crate_name(krate).as_str());
+        self.cuda_crates.borrow_mut().insert(krate, is);
+        is
+    }
+
+    fn mentions_cuda(&self, ty: Ty<'tcx>) -> bool {
+        ty.walk().any(|arg| match arg.as_type().map(Ty::kind) {
+            Some(ty::Adt(def, _)) => self.is_cuda_crate(def.did().krate),
+            Some(ty::FnDef(def_id, _)) => {
+                self.is_cuda_crate(def_id.krate)
+                    || def_id.as_local().is_some_and(|local| self.touches_cuda(local))
+            }
+            Some(ty::Closure(def_id, _)) => def_id.as_local().is_some_and(|local| self.touches_cuda(local)),
+            _ => false,
+        })
+    }
+
+    /// Whether a body uses a type or function of a CUDA crate, directly or through a function
+    /// of this crate that does. Bodies that do not cost nothing more than this scan of the
+    /// types rustc already inferred.
+    pub fn touches_cuda(&self, def_id: LocalDefId) -> bool {
+        if let Some(&cached) = self.touches.borrow().get(&def_id) {
+            return cached;
+        }
+        if !self.visiting.borrow_mut().insert(def_id) {
+            return false; // recursion: the answer comes from the outer call
+        }
+        let tcx = self.tcx;
+        let touches = tcx.hir_maybe_body_owned_by(def_id).is_some() && {
+            let results = tcx.typeck(def_id);
+            results.node_types().items_in_stable_order().into_iter().any(|(_, ty)| self.mentions_cuda(*ty))
+                || results
+                    .type_dependent_defs()
+                    .items_in_stable_order()
+                    .into_iter()
+                    .any(|(_, res)| res.is_ok_and(|(_, did)| {
+                        self.is_cuda_crate(did.krate)
+                            || did.as_local().is_some_and(|local| self.touches_cuda(local))
+                    }))
+        };
+        self.visiting.borrow_mut().remove(&def_id);
+        self.touches.borrow_mut().insert(def_id, touches);
+        touches
+    }
+}
+
+/// The path of a definition as the API tables spell it (see `crate::api`).
+pub fn def_key(tcx: TyCtxt<'_>, def_id: DefId) -> String {
+    if let Some(impl_id) = tcx.impl_of_assoc(def_id) {
+        let self_ty = tcx.type_of(impl_id).instantiate_identity().skip_normalization();
+        return format!("{}::{}", type_key(tcx, self_ty), tcx.item_name(def_id));
+    }
+    if let Some(trait_id) = tcx.trait_of_assoc(def_id) {
+        return format!("{}::{}", def_path(tcx, trait_id), tcx.item_name(def_id));
+    }
+    def_path(tcx, def_id)
+}
+
+fn def_path(tcx: TyCtxt<'_>, def_id: DefId) -> String {
+    let mut out = tcx.crate_name(def_id.krate).to_string();
+    for segment in tcx.def_path(def_id).data {
+        out.push_str("::");
+        match segment.data {
+            DefPathData::Impl => out.push_str("{impl}"),
+            DefPathData::Closure => out.push_str("{closure}"),
+            data => match data.get_opt_name() {
+                Some(name) => out.push_str(name.as_str()),
+                None => out.push_str("{?}"),
+            },
+        }
+    }
+    out
+}
+
+fn type_key<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> String {
+    match ty.kind() {
+        ty::Adt(def, _) => def_path(tcx, def.did()),
+        ty::Slice(_) => "[]".into(),
+        ty::Array(..) => "[;]".into(),
+        ty::Str => "str".into(),
+        ty::RawPtr(_, mutbl) => if mutbl.is_mut() { "*mut" } else { "*const" }.into(),
+        ty::Ref(_, inner, _) => type_key(tcx, *inner),
+        ty::Foreign(def_id) => def_path(tcx, *def_id),
+        _ => ty.to_string(),
+    }
+}
+
+/// Whether a function's where-clauses cannot hold (its MIR must not be built then).
+pub fn has_unsatisfiable_preds(tcx: TyCtxt<'_>, did: DefId) -> bool {
+    use rustc_trait_selection::traits;
+    let predicates = tcx.predicates_of(did).predicates.iter().filter_map(|(p, _)| p.is_global().then_some(*p));
+    traits::impossible_predicates(tcx, traits::elaborate(tcx, predicates).collect::<Vec<_>>())
+}

@@ -1,0 +1,256 @@
+//! What each known API does to memory, as data.
+//!
+//! One file per API family. Each family lists functions by their definition path and the
+//! [`Effect`]s a call has, and types by the [`TypeRole`] their values play. The analysis reads
+//! only this vocabulary: adding a family means adding a table here, not touching the analysis.
+//!
+//! Paths are definition paths, not re-export paths: `crate::module::Type::method` for inherent
+//! methods and free functions, `crate::module::Trait::method` for trait methods that apply to
+//! every implementation, and `[]::method`, `*const::method`, `*mut::method`, `str::method` for
+//! methods of primitive types.
+
+pub mod runtime;
+pub mod std_lib;
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// An argument position; `RET` names the return value.
+pub type Arg = u8;
+/// The return value, where an [`Effect`] takes an argument position.
+pub const RET: Arg = u8::MAX;
+
+/// What kind of memory a region is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MemKind {
+    /// Ordinary host memory (`Vec`, `Box`, arrays, the stack, `malloc`).
+    Pageable,
+    /// Page-locked host memory (`cuMemHostAlloc`, `cuMemAllocHost`, registered memory).
+    Pinned,
+    /// Device memory (`cuMemAlloc`); the host cannot dereference it.
+    Device,
+    /// Managed memory (`cuMemAllocManaged`): host and device, one at a time.
+    Managed,
+    /// A VMM mapping (`cuMemMap`) of a physical allocation; device memory.
+    VmmMapping,
+    /// Host memory of a kind the analysis cannot see (a `&[T]` parameter, say).
+    Unknown,
+}
+
+impl MemKind {
+    /// Memory the host must not dereference.
+    pub fn is_device_only(self) -> bool {
+        matches!(self, MemKind::Device | MemKind::VmmMapping)
+    }
+
+    /// Memory that asynchronous work can still be using after the call that enqueued it
+    /// returned. Pageable memory cannot: the driver stages it or copies synchronously.
+    pub fn can_be_in_flight(self) -> bool {
+        !matches!(self, MemKind::Pageable)
+    }
+
+    /// A short description for diagnostics.
+    pub fn describe(self) -> &'static str {
+        match self {
+            MemKind::Pageable => "pageable host memory",
+            MemKind::Pinned => "pinned host memory",
+            MemKind::Device => "device memory",
+            MemKind::Managed => "managed memory",
+            MemKind::VmmMapping => "a VMM mapping",
+            MemKind::Unknown => "host memory",
+        }
+    }
+}
+
+/// CUDA objects that are not memory.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ObjKind {
+    Stream,
+    Event,
+    Context,
+    /// A compiled program or loaded module (carries its CUDA source when known).
+    Module,
+    /// A kernel function of a module.
+    Kernel,
+    /// A VMM physical allocation (`cuMemCreate`).
+    Physical,
+    /// A VMM virtual address range (`cuMemAddressReserve`).
+    AddressRange,
+}
+
+/// What a handle refers to.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    Mem(MemKind),
+    Obj(ObjKind),
+}
+
+/// The direction of a copy, which decides which side is host memory.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Dir {
+    HostToDevice,
+    DeviceToHost,
+    DeviceToDevice,
+}
+
+/// What dropping or freeing memory does with work still using it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FreeKind {
+    /// Waits for the device before releasing (`cuMemFree`, `cuMemFreeHost`, unregistering).
+    Waits,
+    /// Releases at once; work still using the memory reads or writes freed memory.
+    Immediate,
+}
+
+/// One thing a call does. A call may do several, in order.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// The return value holds a new object (through `Result`/`Option` as well).
+    New(Target),
+    /// The return value refers to the memory or object `Arg` refers to (a view, a pointer).
+    Derive(Arg),
+    /// Derives like [`Effect::Derive`] and is a host access of the memory: the pointer is made
+    /// into a slice or reference the host will use (`slice::from_raw_parts`).
+    HostView(Arg),
+    /// The return value is the argument values moved through (`?`, `unwrap`, `into`).
+    Transparent,
+    /// Touches no memory contents (lengths, sizes, pointers as numbers).
+    NoAccess,
+    /// A copy on a stream; `is_async` copies return before it completes.
+    Copy { dst: Arg, src: Arg, dir: Dir, stream: Arg, is_async: bool },
+    /// A memset on a stream.
+    Memset { dst: Arg, stream: Arg, is_async: bool },
+    /// A kernel launch on a stream, with its arguments in `args`.
+    Launch { kernel: Arg, stream: Arg, args: Arg },
+    /// Waits for all work on a stream.
+    SyncStream(Arg),
+    /// Waits for the work recorded before an event.
+    SyncEvent(Arg),
+    /// Waits for all work in the context.
+    SyncContext,
+    /// Records an event on a stream.
+    RecordEvent { event: Arg, stream: Arg },
+    /// Makes a stream wait for an event (orders the device, not the host).
+    StreamWaitEvent { stream: Arg, event: Arg },
+    /// Page-locks host memory; the return value refers to it, now pinned.
+    Register { host: Arg },
+    /// Frees (or unregisters) memory.
+    Free { mem: Arg, kind: FreeKind },
+    /// Drops an argument (`mem::drop`): the effect of its type's drop.
+    DropArg(Arg),
+    /// Exchanges what two `&mut` arguments refer to (`mem::swap`).
+    Swap(Arg, Arg),
+    /// The return value is a module compiled from the CUDA source in `Arg` (a `&str`).
+    CompileSource(Arg),
+    /// The return value is a module loaded from the program or module in `Arg`.
+    LoadModule(Arg),
+    /// The return value is the kernel named by `name` (a `&str`) in `module`.
+    GetFunction { module: Arg, name: Arg },
+    /// The return value is a new mapping of the physical allocation in `physical`.
+    Map { physical: Arg },
+}
+
+/// A function and what a call to it does.
+#[derive(Debug)]
+pub struct ApiFn {
+    pub path: &'static str,
+    pub effects: &'static [Effect],
+}
+
+/// The role values of a type play.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct TypeRole {
+    /// What a value of the type refers to.
+    pub target: Target,
+    /// What dropping a value does to its memory (`None`: nothing the lints care about).
+    pub on_drop: Option<FreeKind>,
+}
+
+/// A type and its role.
+#[derive(Debug)]
+pub struct ApiType {
+    pub path: &'static str,
+    pub role: TypeRole,
+}
+
+/// One API family: a crate (or part of one) and its tables.
+#[derive(Debug)]
+pub struct ApiFamily {
+    pub name: &'static str,
+    /// Crate names whose items this family describes (as `extern crate` names).
+    pub crates: &'static [&'static str],
+    pub functions: &'static [ApiFn],
+    pub types: &'static [ApiType],
+}
+
+/// Every family the analysis knows.
+pub static FAMILIES: &[&ApiFamily] = &[&runtime::FAMILY, &std_lib::FAMILY];
+
+/// All families, indexed by path.
+pub struct Tables {
+    functions: HashMap<&'static str, &'static [Effect]>,
+    types: HashMap<&'static str, TypeRole>,
+    cuda_crates: Vec<&'static str>,
+}
+
+impl Tables {
+    /// The tables of [`FAMILIES`], built once.
+    pub fn get() -> &'static Tables {
+        static TABLES: OnceLock<Tables> = OnceLock::new();
+        TABLES.get_or_init(|| Tables::new(FAMILIES))
+    }
+
+    fn new(families: &[&'static ApiFamily]) -> Tables {
+        let mut tables = Tables {
+            functions: HashMap::new(),
+            types: HashMap::new(),
+            cuda_crates: Vec::new(),
+        };
+        for family in families {
+            for f in family.functions {
+                let previous = tables.functions.insert(f.path, f.effects);
+                debug_assert!(previous.is_none(), "{} is listed twice", f.path);
+            }
+            for t in family.types {
+                tables.types.insert(t.path, t.role);
+            }
+            if family.name != std_lib::FAMILY.name {
+                tables.cuda_crates.extend(family.crates);
+            }
+        }
+        tables
+    }
+
+    pub fn function(&self, path: &str) -> Option<&'static [Effect]> {
+        self.functions.get(path).copied()
+    }
+
+    pub fn type_role(&self, path: &str) -> Option<TypeRole> {
+        self.types.get(path).copied()
+    }
+
+    /// Crates whose use makes a body worth analysing.
+    pub fn is_cuda_crate(&self, name: &str) -> bool {
+        self.cuda_crates.contains(&name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_effect_names_arguments_the_function_can_have() {
+        // Argument numbers are checked against the paths' shapes by the UI tests; here, that the
+        // tables build and that no path is listed twice across families.
+        let mut seen = std::collections::HashSet::new();
+        for family in FAMILIES {
+            for f in family.functions {
+                assert!(seen.insert(f.path), "{} listed twice", f.path);
+                assert!(!f.effects.is_empty(), "{} has no effect", f.path);
+            }
+        }
+        assert!(Tables::get().is_cuda_crate("cuda_lint_runtime"));
+        assert!(!Tables::get().is_cuda_crate("alloc"));
+    }
+}

@@ -1,0 +1,114 @@
+//! The standard library: owners of pageable memory, views that derive pointers without reading
+//! through them, and functions that only move values through.
+//!
+//! A call to a function not listed in any table is taken to read (or, through `&mut`, write)
+//! the memory its arguments refer to; entries here keep that default from firing on calls that
+//! do not touch memory contents.
+
+use super::Effect::*;
+use super::{ApiFamily, ApiFn, ApiType, FreeKind, MemKind, Target, TypeRole};
+
+const fn f(path: &'static str, effects: &'static [super::Effect]) -> ApiFn {
+    ApiFn { path, effects }
+}
+
+const fn pageable(path: &'static str) -> ApiType {
+    ApiType { path, role: TypeRole { target: Target::Mem(MemKind::Pageable), on_drop: Some(FreeKind::Immediate) } }
+}
+
+pub static FAMILY: ApiFamily = ApiFamily {
+    name: "std",
+    crates: &["core", "alloc", "std"],
+    functions: &[
+        // Views: the result points into the same memory; nothing is read yet.
+        f("core::ops::deref::Deref::deref", &[Derive(0)]),
+        f("core::ops::deref::DerefMut::deref_mut", &[Derive(0)]),
+        f("core::ops::index::Index::index", &[Derive(0)]),
+        f("core::ops::index::IndexMut::index_mut", &[Derive(0)]),
+        f("core::convert::AsRef::as_ref", &[Derive(0)]),
+        f("core::convert::AsMut::as_mut", &[Derive(0)]),
+        f("core::borrow::Borrow::borrow", &[Derive(0)]),
+        f("core::borrow::BorrowMut::borrow_mut", &[Derive(0)]),
+        f("core::option::Option::as_ref", &[Derive(0)]),
+        f("core::option::Option::as_mut", &[Derive(0)]),
+        f("core::option::Option::as_deref", &[Derive(0)]),
+        f("core::option::Option::as_deref_mut", &[Derive(0)]),
+        f("core::cell::RefCell::borrow", &[Derive(0)]),
+        f("core::cell::RefCell::borrow_mut", &[Derive(0)]),
+        f("std::sync::poison::mutex::Mutex::lock", &[Derive(0)]),
+        f("std::sync::poison::rwlock::RwLock::read", &[Derive(0)]),
+        f("std::sync::poison::rwlock::RwLock::write", &[Derive(0)]),
+        f("[]::as_ptr", &[Derive(0)]),
+        f("[]::as_mut_ptr", &[Derive(0)]),
+        f("[]::as_ptr_range", &[Derive(0)]),
+        f("[]::as_mut_ptr_range", &[Derive(0)]),
+        f("[]::iter", &[Derive(0)]),
+        f("[]::iter_mut", &[Derive(0)]),
+        f("[]::chunks", &[Derive(0)]),
+        f("[]::chunks_mut", &[Derive(0)]),
+        f("[]::chunks_exact", &[Derive(0)]),
+        f("[]::chunks_exact_mut", &[Derive(0)]),
+        f("[]::windows", &[Derive(0)]),
+        f("[]::split_at", &[Derive(0)]),
+        f("[]::split_at_mut", &[Derive(0)]),
+        f("[]::get", &[Derive(0)]),
+        f("[]::get_mut", &[Derive(0)]),
+        f("[]::get_unchecked", &[Derive(0)]),
+        f("[]::get_unchecked_mut", &[Derive(0)]),
+        f("[]::first", &[Derive(0)]),
+        f("[]::last", &[Derive(0)]),
+        f("*const::add", &[Derive(0)]),
+        f("*const::offset", &[Derive(0)]),
+        f("*const::byte_add", &[Derive(0)]),
+        f("*const::wrapping_add", &[Derive(0)]),
+        f("*const::cast", &[Derive(0)]),
+        f("*mut::add", &[Derive(0)]),
+        f("*mut::offset", &[Derive(0)]),
+        f("*mut::byte_add", &[Derive(0)]),
+        f("*mut::wrapping_add", &[Derive(0)]),
+        f("*mut::cast", &[Derive(0)]),
+        f("*mut::cast_const", &[Derive(0)]),
+        f("*const::cast_mut", &[Derive(0)]),
+        f("alloc::vec::Vec::as_slice", &[Derive(0)]),
+        f("alloc::vec::Vec::as_mut_slice", &[Derive(0)]),
+        f("alloc::vec::Vec::as_ptr", &[Derive(0)]),
+        f("alloc::vec::Vec::as_mut_ptr", &[Derive(0)]),
+        f("core::ptr::slice_from_raw_parts", &[Derive(0)]),
+        f("core::ptr::slice_from_raw_parts_mut", &[Derive(0)]),
+        f("core::ptr::null", &[NoAccess]),
+        f("core::ptr::null_mut", &[NoAccess]),
+        // A raw pointer made into a slice the host will read or write.
+        f("core::slice::raw::from_raw_parts", &[HostView(0)]),
+        f("core::slice::raw::from_raw_parts_mut", &[HostView(0)]),
+        // Sizes and lengths.
+        f("[]::len", &[NoAccess]),
+        f("[]::is_empty", &[NoAccess]),
+        f("alloc::vec::Vec::len", &[NoAccess]),
+        f("alloc::vec::Vec::is_empty", &[NoAccess]),
+        f("alloc::vec::Vec::capacity", &[NoAccess]),
+        f("core::mem::size_of", &[NoAccess]),
+        f("core::mem::size_of_val", &[NoAccess]),
+        f("core::mem::forget", &[NoAccess]),
+        // Values moved through: `?`, unwrapping, conversions, iteration set-up.
+        f("core::ops::try_trait::Try::branch", &[Transparent]),
+        f("core::ops::try_trait::FromResidual::from_residual", &[Transparent]),
+        f("core::convert::From::from", &[Transparent]),
+        f("core::convert::Into::into", &[Transparent]),
+        f("core::convert::identity", &[Transparent]),
+        f("core::result::Result::unwrap", &[Transparent]),
+        f("core::result::Result::expect", &[Transparent]),
+        f("core::result::Result::ok", &[Transparent]),
+        f("core::option::Option::unwrap", &[Transparent]),
+        f("core::option::Option::expect", &[Transparent]),
+        f("core::option::Option::take", &[Transparent]),
+        f("core::iter::traits::collect::IntoIterator::into_iter", &[Transparent]),
+        f("core::mem::replace", &[Transparent]),
+        f("core::mem::take", &[Transparent]),
+        f("alloc::sync::Arc::new", &[Transparent]),
+        f("alloc::rc::Rc::new", &[Transparent]),
+        // Drops and swaps.
+        f("core::mem::drop", &[DropArg(0)]),
+        f("core::mem::swap", &[Swap(0, 1)]),
+    ],
+    types: &[pageable("alloc::vec::Vec"), pageable("alloc::boxed::Box"), pageable("alloc::string::String")],
+};

@@ -1,0 +1,153 @@
+//! `cuda-lint-driver`: rustc with cuda-lint's lints registered.
+//!
+//! Cargo runs it as `RUSTC_WORKSPACE_WRAPPER` (set by `cargo cuda-lint`), so it is called as
+//! `cuda-lint-driver <path/to/rustc> <rustc args>` for workspace members only. It lints when it
+//! compiles a crate of the workspace and behaves as plain rustc otherwise (info queries,
+//! `--cap-lints allow` dependencies).
+#![feature(rustc_private)]
+#![warn(rust_2018_idioms, unused_lifetimes)]
+
+extern crate rustc_driver;
+extern crate rustc_interface;
+extern crate rustc_session;
+extern crate rustc_span;
+
+use std::env;
+use std::path::Path;
+use std::process::ExitCode;
+
+use rustc_interface::interface;
+use rustc_session::EarlyDiagCtxt;
+use rustc_session::config::ErrorOutputType;
+use rustc_span::Symbol;
+
+/// The environment variable through which `cargo cuda-lint` passes lint flags (`-D cuda_lint::x`).
+const ARGS_VAR: &str = "CUDA_LINT_ARGS";
+const BUG_REPORT_URL: &str = "https://github.com/cuda-lint/cuda-lint/issues/new";
+
+fn has_arg(args: &[String], name: &str) -> bool {
+    args.iter().any(|a| a.split('=').next() == Some(name))
+}
+
+/// The value of `--name value` or `--name=value`, if it satisfies `pred`.
+fn arg_value<'a>(args: &'a [String], name: &str, pred: impl Fn(&str) -> bool) -> Option<&'a str> {
+    let mut it = args.iter().map(String::as_str);
+    while let Some(arg) = it.next() {
+        let mut parts = arg.splitn(2, '=');
+        if parts.next() != Some(name) {
+            continue;
+        }
+        match parts.next().or_else(|| it.next()) {
+            Some(v) if pred(v) => return Some(v),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Tells cargo to re-run the driver when the lint flags change.
+fn track_args(sess: &rustc_session::Session, args_var: Option<&str>) {
+    sess.env_depinfo
+        .borrow_mut()
+        .insert((Symbol::intern(ARGS_VAR), args_var.map(Symbol::intern)));
+}
+
+/// Plain rustc, still telling cargo which lint flags it ran with.
+struct RustcCallbacks {
+    args_var: Option<String>,
+}
+
+impl rustc_driver::Callbacks for RustcCallbacks {
+    fn config(&mut self, config: &mut interface::Config) {
+        let args_var = self.args_var.take();
+        config.track_state = Some(Box::new(move |sess| track_args(sess, args_var.as_deref())));
+        config.extra_symbols = clippy_utils::sym::EXTRA_SYMBOLS.into();
+    }
+}
+
+struct LintCallbacks {
+    args_var: Option<String>,
+}
+
+impl rustc_driver::Callbacks for LintCallbacks {
+    fn config(&mut self, config: &mut interface::Config) {
+        let args_var = self.args_var.take();
+        let previous = config.register_lints.take();
+        config.track_state = Some(Box::new(move |sess| {
+            track_args(sess, args_var.as_deref());
+            // Rebuild-on-change for the driver itself while developing it.
+            if cfg!(debug_assertions)
+                && let Ok(exe) = env::current_exe()
+                && let Some(exe) = exe.to_str()
+            {
+                sess.file_depinfo.borrow_mut().insert(Symbol::intern(exe));
+            }
+        }));
+        config.register_lints = Some(Box::new(move |sess, store| {
+            if let Some(previous) = &previous {
+                previous(sess, store);
+            }
+            cuda_lint::register_lints(sess, store);
+        }));
+        // clippy_utils' symbol constants index into this list: it must be registered.
+        config.extra_symbols = clippy_utils::sym::EXTRA_SYMBOLS.into();
+    }
+}
+
+fn main() -> ExitCode {
+    let early_dcx = EarlyDiagCtxt::new(ErrorOutputType::default());
+    rustc_driver::init_rustc_env_logger(&early_dcx);
+    rustc_driver::install_ice_hook(BUG_REPORT_URL, |dcx| {
+        dcx.handle()
+            .note(format!("cuda-lint version: {}", env!("CARGO_PKG_VERSION")));
+    });
+
+    rustc_driver::catch_with_exit_code(move || {
+        let mut args = rustc_driver::args::raw_args(&early_dcx);
+
+        if args.iter().any(|a| a == "--version" || a == "-V") && args.len() == 2 {
+            println!("cuda-lint-driver {}", env!("CARGO_PKG_VERSION"));
+            return;
+        }
+
+        // Cargo's wrapper protocol passes the path of rustc as the first argument.
+        let wrapper_mode =
+            args.get(1).map(Path::new).and_then(Path::file_stem) == Some("rustc".as_ref());
+        if wrapper_mode {
+            args.remove(1);
+        }
+        if !wrapper_mode && args.len() == 1 {
+            println!(
+                "cuda-lint-driver: rustc with cuda-lint's lints. Run it through `cargo cuda-lint`, \
+                 or as rustc: `cuda-lint-driver [rustc options] INPUT`."
+            );
+            return;
+        }
+
+        let args_var = env::var(ARGS_VAR).ok();
+        // A dependency compiled with `--cap-lints allow` would show nothing: do not lint it.
+        let cap_lints_allow = arg_value(&args, "--cap-lints", |v| v == "allow").is_some();
+        // Cargo's info queries must stay plain rustc (cargo caches their output).
+        let info_query = has_arg(&args, "-vV")
+            || arg_value(&args, "--print", |v| v != "crate-root-lint-levels").is_some();
+
+        if cap_lints_allow || info_query {
+            rustc_driver::run_compiler(&args, &mut RustcCallbacks { args_var });
+            return;
+        }
+
+        // The `cuda_lint` tool namespace, so `#[allow(cuda_lint::missing_sync)]` resolves, and
+        // `cfg(cuda_lint)` for `#[cfg_attr(cuda_lint, allow(cuda_lint::missing_sync))]`.
+        args.extend(
+            [
+                "-Zcrate-attr=feature(register_tool)",
+                "-Zcrate-attr=register_tool(cuda_lint)",
+                "--cfg=cuda_lint",
+                "--check-cfg=cfg(cuda_lint)",
+            ]
+            .map(String::from),
+        );
+        args.extend(cuda_lint::driver_args::split(args_var.as_deref().unwrap_or_default()));
+        rustc_driver::run_compiler(&args, &mut LintCallbacks { args_var });
+    })
+}

@@ -1,0 +1,54 @@
+//! How `cargo cuda-lint` hands lint flags to the driver, and finds the workspace's target dir.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Separates lint flags inside `CUDA_LINT_ARGS` (a flag may contain spaces, never this).
+const SEPARATOR: char = '\u{1f}';
+
+/// Joins lint flags (`-D`, `cuda_lint::x`, ...) into the value of `CUDA_LINT_ARGS`.
+pub fn join(flags: &[String]) -> String {
+    flags.iter().map(String::as_str).collect::<Vec<_>>().join(&SEPARATOR.to_string())
+}
+
+/// Splits the value of `CUDA_LINT_ARGS` back into rustc arguments.
+pub fn split(value: &str) -> Vec<String> {
+    value.split(SEPARATOR).filter(|s| !s.is_empty()).map(String::from).collect()
+}
+
+/// The workspace's target directory, asked of `cargo metadata` with the same program and
+/// environment as `cmd` (a `cargo check` command whose arguments may hold `--manifest-path`).
+pub fn workspace_target_dir(cmd: &Command) -> Option<PathBuf> {
+    let args: Vec<String> = cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+    let mut metadata = Command::new(cmd.get_program());
+    metadata.args(["metadata", "--no-deps", "--format-version", "1"]);
+    if let Some(pos) = args.iter().position(|a| a == "--manifest-path") {
+        metadata.args(&args[pos..(pos + 2).min(args.len())]);
+    } else if let Some(arg) = args.iter().find(|a| a.starts_with("--manifest-path=")) {
+        metadata.arg(arg);
+    }
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(v) => metadata.env(key, v),
+            None => metadata.env_remove(key),
+        };
+    }
+    let out = metadata.stderr(std::process::Stdio::null()).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+    json.get("target_directory")?.as_str().map(PathBuf::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_round_trip() {
+        let flags = ["-D", "cuda_lint::missing_sync", "-Aunused variables"].map(String::from);
+        assert_eq!(split(&join(&flags)), flags);
+        assert!(split("").is_empty());
+    }
+}

@@ -1,0 +1,61 @@
+use clippy_utils::diagnostics::span_lint_hir_and_then;
+use rustc_lint::LateContext;
+
+use super::{declare_cuda_lint, named, note_via, paths_suffix};
+use crate::analysis::{Finding, FindingKind};
+
+declare_cuda_lint! {
+    /// ### What it does
+    /// Checks for host code that reads or writes device memory directly: a raw device pointer
+    /// dereferenced, made into a slice (`slice::from_raw_parts`), indexed, or passed to a function
+    /// that reads through it (`ptr::read`, formatting).
+    ///
+    /// ### Why is this bad?
+    /// A device address is not a host address. Dereferencing one on the host reads unrelated
+    /// memory or, far more often, kills the process with a segmentation fault. Synchronizing first
+    /// does not help (CUDA's own "corrected" example of this mistake still crashes), and
+    /// compute-sanitizer reports only "process didn't terminate successfully", with no location.
+    ///
+    /// ### Example
+    /// ```rust,ignore
+    /// let dev = stream.clone_htod(&input)?;
+    /// stream.synchronize()?;
+    /// let p = dev.device_ptr().as_raw() as *const f32;
+    /// let first = unsafe { *p };
+    /// ```
+    ///
+    /// Use instead:
+    /// ```rust,ignore
+    /// let dev = stream.clone_htod(&input)?;
+    /// let host = stream.clone_dtoh(&dev)?;
+    /// let first = host[0];
+    /// ```
+    pub HOST_DEREF_DEVICE_PTR,
+    Deny,
+    "a host read or write of device memory"
+}
+
+pub(super) fn report(cx: &LateContext<'_>, finding: &Finding) {
+    let FindingKind::HostDerefDevicePtr { target, write, made_into_slice } = &finding.kind else { return };
+    let what = if *made_into_slice {
+        "device memory made into a host slice"
+    } else if *write {
+        "host write to device memory"
+    } else {
+        "host read of device memory"
+    };
+    let msg = format!("{what}{}", paths_suffix(finding));
+    span_lint_hir_and_then(cx, HOST_DEREF_DEVICE_PTR, finding.lint_root, finding.span, msg, |diag| {
+        if target.origin != finding.span {
+            let name = named(&target.name, "this memory");
+            diag.span_label(target.origin, format!("{name} is {} allocated here", target.kind.describe()));
+        }
+        note_via(diag, finding, "the access happens");
+        diag.note("a device address is not valid on the host: dereferencing it reads garbage or crashes");
+        if *write {
+            diag.help("write into host memory and copy it to the device (`Stream::copy_htod`)");
+        } else {
+            diag.help("copy the data to host memory first (`Stream::copy_dtoh` or `Stream::clone_dtoh`)");
+        }
+    });
+}

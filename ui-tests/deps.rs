@@ -1,0 +1,1 @@
+//! Nothing here: this crate exists for its dependencies (see Cargo.toml).
