@@ -8,18 +8,29 @@ const SEPARATOR: char = '\u{1f}';
 
 /// Joins lint flags (`-D`, `cuda_lint::x`, ...) into the value of `CUDA_LINT_ARGS`.
 pub fn join(flags: &[String]) -> String {
-    flags.iter().map(String::as_str).collect::<Vec<_>>().join(&SEPARATOR.to_string())
+    flags
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(&SEPARATOR.to_string())
 }
 
 /// Splits the value of `CUDA_LINT_ARGS` back into rustc arguments.
 pub fn split(value: &str) -> Vec<String> {
-    value.split(SEPARATOR).filter(|s| !s.is_empty()).map(String::from).collect()
+    value
+        .split(SEPARATOR)
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+        .collect()
 }
 
 /// The workspace's target directory, asked of `cargo metadata` with the same program and
 /// environment as `cmd` (a `cargo check` command whose arguments may hold `--manifest-path`).
 pub fn workspace_target_dir(cmd: &Command) -> Option<PathBuf> {
-    let args: Vec<String> = cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+    let args: Vec<String> = cmd
+        .get_args()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     let mut metadata = Command::new(cmd.get_program());
     metadata.args(["metadata", "--no-deps", "--format-version", "1"]);
     if let Some(pos) = args.iter().position(|a| a == "--manifest-path") {

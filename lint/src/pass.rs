@@ -1,25 +1,28 @@
 //! The lint pass: hands every function and closure body to the analysis and its findings to
 //! the lints.
 
-use rustc_data_structures::fx::FxHashSet;
+use rustc_data_structures::fx::{FxHashSet, FxIndexSet};
 use rustc_hir::intravisit::FnKind;
 use rustc_hir::{Body, FnDecl};
 use rustc_lint::{LateContext, LateLintPass, LintPass, LintVec};
 use rustc_span::Span;
 use rustc_span::def_id::LocalDefId;
 
-use crate::analysis::{self, Finding, Resolver};
+use crate::analysis::{self, Finding, FindingKind, Resolver};
 use crate::lints::{self, LINTS};
 
 pub struct CudaMemory<'tcx> {
     resolver: Option<Resolver<'tcx>>,
-    /// Findings already reported (a helper's finding is reached from every caller).
-    reported: FxHashSet<Finding>,
+    /// Every body's findings, reported at the end of the crate.
+    findings: FxIndexSet<Finding>,
 }
 
 impl Default for CudaMemory<'_> {
     fn default() -> Self {
-        CudaMemory { resolver: None, reported: FxHashSet::default() }
+        CudaMemory {
+            resolver: None,
+            findings: FxIndexSet::default(),
+        }
     }
 }
 
@@ -45,10 +48,30 @@ impl<'tcx> LateLintPass<'tcx> for CudaMemory<'tcx> {
         def_id: LocalDefId,
     ) {
         let resolver = self.resolver.get_or_insert_with(|| Resolver::new(cx.tcx));
-        for finding in analysis::analyze_body(resolver, def_id) {
-            if self.reported.insert(finding.clone()) {
-                lints::report(cx, &finding);
+        self.findings
+            .extend(analysis::analyze_body(resolver, def_id));
+    }
+
+    fn check_crate_post(&mut self, cx: &LateContext<'tcx>) {
+        // A finding reached through a helper is reported at the call, unless the helper,
+        // analysed on its own, reports the same event itself (its own memory, its own work).
+        let direct: FxHashSet<(std::mem::Discriminant<FindingKind>, Span)> = self
+            .findings
+            .iter()
+            .filter(|f| f.via.is_none())
+            .map(|f| (std::mem::discriminant(&f.kind), f.span))
+            .collect();
+        // One finding per lint at each call of a helper, however often the helper does it.
+        let mut at_call: FxHashSet<(std::mem::Discriminant<FindingKind>, Span)> =
+            FxHashSet::default();
+        for finding in &self.findings {
+            let key = (std::mem::discriminant(&finding.kind), finding.span);
+            if let Some(via) = &finding.via
+                && (direct.contains(&(key.0, via.inner)) || !at_call.insert(key))
+            {
+                continue;
             }
+            lints::report(cx, finding);
         }
     }
 }

@@ -49,15 +49,35 @@ pub enum Kernel {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum FindingKind {
     /// An asynchronous copy whose host side may be pageable.
-    PageableAsyncCopy { host: Region, dir: Dir, host_arg: Option<Span> },
+    PageableAsyncCopy {
+        host: Region,
+        dir: Dir,
+        host_arg: Option<Span>,
+    },
     /// The host dereferences device memory.
-    HostDerefDevicePtr { target: Region, write: bool, made_into_slice: bool },
+    HostDerefDevicePtr {
+        target: Region,
+        write: bool,
+        made_into_slice: bool,
+    },
     /// The host accesses memory an operation may still be using.
-    MissingSync { access: Access, target: Region, op: InFlight },
+    MissingSync {
+        access: Access,
+        target: Region,
+        op: InFlight,
+    },
     /// One kernel uses two mappings of one physical allocation without `fence.proxy.alias`.
-    AliasInOneKernel { first: Region, second: Region, kernel: Kernel },
+    AliasInOneKernel {
+        first: Region,
+        second: Region,
+        kernel: Kernel,
+    },
     /// Unordered operations on two streams use two mappings of one physical allocation.
-    AliasAcrossStreams { first: Region, second: Region, other: InFlight },
+    AliasAcrossStreams {
+        first: Region,
+        second: Region,
+        other: InFlight,
+    },
 }
 
 /// A call of a helper through which a finding was reached, outermost first.

@@ -65,8 +65,9 @@ struct ObjAttrs {
 /// What an rvalue produces, for the assignment that stores it.
 enum Val {
     Set(LocSet),
-    /// Per-field values of an aggregate.
-    Fields(Vec<(Proj, LocSet)>),
+    /// Per-field values of an aggregate, with the location each field is moved from (so an
+    /// aggregate nested in a field keeps its own fields).
+    Fields(Vec<(Proj, LocSet, Option<LocId>)>),
     /// A copy of an aggregate at a location (its fields' values come along).
     Tree(LocId, LocSet),
 }
@@ -85,6 +86,8 @@ pub struct Interp<'a, 'tcx> {
     reporting: bool,
     steps: usize,
     gave_up: bool,
+    /// `CUDA_LINT_TRACE=name` prints each statement of bodies whose path contains `name`.
+    trace: bool,
 }
 
 impl<'a, 'tcx> Interp<'a, 'tcx> {
@@ -106,6 +109,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             reporting: false,
             steps: 0,
             gave_up: false,
+            trace: std::env::var("CUDA_LINT_TRACE")
+                .is_ok_and(|t| !t.is_empty() && tcx.def_path_str(def_id.to_def_id()).contains(&t)),
         };
         interp.frames.push(Frame {
             body,
@@ -131,11 +136,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     fn run_frame(&mut self, f: FrameId, entry: State, report: bool) -> Option<State> {
         let body = self.frames[f.0 as usize].body;
         let rpo: Vec<BasicBlock> = body.basic_blocks.reverse_postorder().to_vec();
-        let mut order: IndexVec<BasicBlock, usize> = IndexVec::from_elem_n(usize::MAX, body.basic_blocks.len());
+        let mut order: IndexVec<BasicBlock, usize> =
+            IndexVec::from_elem_n(usize::MAX, body.basic_blocks.len());
         for (i, bb) in rpo.iter().enumerate() {
             order[*bb] = i;
         }
-        let mut ins: IndexVec<BasicBlock, Option<State>> = IndexVec::from_elem_n(None, body.basic_blocks.len());
+        let mut ins: IndexVec<BasicBlock, Option<State>> =
+            IndexVec::from_elem_n(None, body.basic_blocks.len());
         ins[mir::START_BLOCK] = Some(entry);
         let mut dirty: BTreeSet<usize> = BTreeSet::from([0]);
         let mut exit: Option<State> = None;
@@ -146,7 +153,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 break;
             }
             let bb = rpo[i];
-            let Some(mut state) = ins[bb].clone() else { continue };
+            let Some(mut state) = ins[bb].clone() else {
+                continue;
+            };
             let next = self.block(f, bb, &mut state);
             match next {
                 Next::Return => match &mut exit {
@@ -187,9 +196,16 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     fn block(&mut self, f: FrameId, bb: BasicBlock, state: &mut State) -> Next {
         let body = self.frames[f.0 as usize].body;
         let data = &body.basic_blocks[bb];
+        let trace = self.trace;
         for stmt in &data.statements {
             self.steps += 1;
             self.statement(f, stmt, state);
+            if trace {
+                eprintln!("  {:?}/{bb:?} {stmt:?}\n      {}", f, self.show(state));
+            }
+        }
+        if trace {
+            eprintln!("  {:?}/{bb:?} {:?}", f, data.terminator().kind);
         }
         self.steps += 1;
         if self.steps > STEP_BUDGET {
@@ -199,18 +215,40 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let term = data.terminator();
         match &term.kind {
             TerminatorKind::Return => return Next::Return,
-            TerminatorKind::Call { func, args, destination, target, fn_span, .. } => {
-                self.call(f, bb, term.source_info, *fn_span, func, args, *destination, state);
+            TerminatorKind::Call {
+                func,
+                args,
+                destination,
+                target,
+                fn_span,
+                ..
+            } => {
+                self.call(
+                    f,
+                    bb,
+                    term.source_info,
+                    *fn_span,
+                    func,
+                    args,
+                    *destination,
+                    state,
+                );
                 if target.is_none() {
                     return Next::Blocks(Vec::new());
                 }
             }
-            TerminatorKind::TailCall { func, args, fn_span } => {
+            TerminatorKind::TailCall {
+                func,
+                args,
+                fn_span,
+            } => {
                 let ret = Place::return_place();
                 self.call(f, bb, term.source_info, *fn_span, func, args, ret, state);
                 return Next::Return;
             }
-            TerminatorKind::Drop { place, .. } => self.drop_place(f, *place, term.source_info, state),
+            TerminatorKind::Drop { place, .. } => {
+                self.drop_place(f, *place, term.source_info, state)
+            }
             TerminatorKind::InlineAsm { operands, .. } => {
                 for op in operands {
                     if let mir::InlineAsmOperand::In { value, .. } = op {
@@ -221,7 +259,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             _ => {}
         }
         Next::Blocks(
-            term.successors().filter(|s| !body.basic_blocks[*s].is_cleanup).collect(),
+            term.successors()
+                .filter(|s| !body.basic_blocks[*s].is_cleanup)
+                .collect(),
         )
     }
 
@@ -265,7 +305,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             None => value,
             Some(args) => self
                 .tcx
-                .try_instantiate_and_normalize_erasing_regions(args, self.typing_env, ty::EarlyBinder::bind(value))
+                .try_instantiate_and_normalize_erasing_regions(
+                    args,
+                    self.typing_env,
+                    ty::EarlyBinder::bind(value),
+                )
                 .unwrap_or(value),
         }
     }
@@ -282,12 +326,16 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     }
                     next
                 }
-                ProjectionElem::Field(field, _) => {
-                    cur.iter().map(|l| self.locs.child(l, Proj::Field(field.as_u32()))).collect()
-                }
-                ProjectionElem::Index(_) | ProjectionElem::ConstantIndex { .. } | ProjectionElem::Subslice { .. } => {
-                    cur.iter().map(|l| self.locs.child(l, Proj::Index)).collect()
-                }
+                ProjectionElem::Field(field, _) => cur
+                    .iter()
+                    .map(|l| self.locs.child(l, Proj::Field(field.as_u32())))
+                    .collect(),
+                ProjectionElem::Index(_)
+                | ProjectionElem::ConstantIndex { .. }
+                | ProjectionElem::Subslice { .. } => cur
+                    .iter()
+                    .map(|l| self.locs.child(l, Proj::Index))
+                    .collect(),
                 _ => cur,
             };
         }
@@ -321,10 +369,21 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let data = self.locs.get(loc);
         let pointer_like = matches!(data.kind, LocKind::Handle(_))
             || data.ty.is_some_and(|t| t.is_any_ptr() || t.is_box());
-        if pointer_like { LocSet::single(self.locs.child(loc, Proj::Deref)) } else { LocSet::new() }
+        if pointer_like {
+            LocSet::single(self.locs.child(loc, Proj::Deref))
+        } else {
+            LocSet::new()
+        }
     }
 
-    fn collect_fields(&self, state: &State, loc: LocId, acc: &mut LocSet, found: &mut bool, depth: u32) {
+    fn collect_fields(
+        &self,
+        state: &State,
+        loc: LocId,
+        acc: &mut LocSet,
+        found: &mut bool,
+        depth: u32,
+    ) {
         for &(proj, child) in &self.locs.get(loc).children {
             if proj == Proj::Deref {
                 continue;
@@ -354,8 +413,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         out
     }
 
-    /// The memory reachable from `values` within `depth` more pointer hops.
+    /// The memory reachable from `values` within `depth` more pointer hops. Numbers are not
+    /// followed: an address printed or compared is not memory read.
     fn reach(&mut self, state: &State, values: &LocSet, depth: u32) -> LocSet {
+        self.reach_nested(state, values, depth, false)
+    }
+
+    fn reach_nested(&mut self, state: &State, values: &LocSet, depth: u32, nested: bool) -> LocSet {
         let mut out = LocSet::new();
         for l in values.iter() {
             match self.locs.kind(l) {
@@ -364,11 +428,20 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
                 LocKind::Handle(Target::Mem(_)) => {
                     let data = self.read_value(state, l);
-                    out.union_with(&self.reach(state, &data, 0));
+                    out.union_with(&self.reach_nested(state, &data, 0, true));
                 }
-                LocKind::Plain if depth > 0 => {
+                // A raw pointer stored behind the argument (`format!("{p:?}")` gets `&p`) is
+                // an address to print or compare; only one passed itself is dereferenced.
+                LocKind::Plain
+                    if depth > 0
+                        && self.locs.get(l).ty.is_some_and(|t| {
+                            !t.is_integral()
+                                && !(nested && t.is_raw_ptr())
+                                && self.locs.holds_pointers(t)
+                        }) =>
+                {
                     let inner = self.read_value(state, l);
-                    out.union_with(&self.reach(state, &inner, depth - 1));
+                    out.union_with(&self.reach_nested(state, &inner, depth - 1, true));
                 }
                 _ => {}
             }
@@ -376,7 +449,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         out
     }
 
-    fn operand(&mut self, f: FrameId, op: &Operand<'tcx>, si: SourceInfo, state: &mut State) -> LocSet {
+    fn operand(
+        &mut self,
+        f: FrameId,
+        op: &Operand<'tcx>,
+        si: SourceInfo,
+        state: &mut State,
+    ) -> LocSet {
         match op {
             Operand::Copy(place) | Operand::Move(place) => {
                 let locs = self.place(f, *place, state);
@@ -393,7 +472,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
-    fn rvalue(&mut self, f: FrameId, rvalue: &Rvalue<'tcx>, si: SourceInfo, state: &mut State) -> Val {
+    fn rvalue(
+        &mut self,
+        f: FrameId,
+        rvalue: &Rvalue<'tcx>,
+        si: SourceInfo,
+        state: &mut State,
+    ) -> Val {
         match rvalue {
             Rvalue::Use(op, _) => {
                 if let Operand::Copy(place) | Operand::Move(place) = op {
@@ -411,7 +496,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
                 Val::Set(self.operand(f, op, si, state))
             }
-            Rvalue::Ref(_, _, place) | Rvalue::RawPtr(_, place) => Val::Set(self.place(f, *place, state)),
+            Rvalue::Ref(_, _, place) | Rvalue::RawPtr(_, place) => {
+                Val::Set(self.place(f, *place, state))
+            }
             Rvalue::CopyForDeref(place) => {
                 let op = Operand::Copy(*place);
                 Val::Set(self.operand(f, &op, si, state))
@@ -447,15 +534,20 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 let is_array = matches!(**kind, mir::AggregateKind::Array(_));
                 let mut fields = Vec::with_capacity(ops.len());
                 for (i, op) in ops.iter().enumerate() {
+                    let src = self.single_aggregate(f, op, state);
                     let v = self.operand(f, op, si, state);
-                    let proj = if is_array { Proj::Index } else { Proj::Field(i as u32) };
-                    fields.push((proj, v));
+                    let proj = if is_array {
+                        Proj::Index
+                    } else {
+                        Proj::Field(i as u32)
+                    };
+                    fields.push((proj, v, src));
                 }
                 Val::Fields(fields)
             }
             Rvalue::Repeat(op, _) => {
                 let v = self.operand(f, op, si, state);
-                Val::Fields(vec![(Proj::Index, v)])
+                Val::Fields(vec![(Proj::Index, v, None)])
             }
             Rvalue::Discriminant(place) => {
                 let locs = self.place(f, *place, state);
@@ -468,20 +560,47 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
+    /// The one location an operand moves or copies from, when it is an aggregate.
+    fn single_aggregate(&mut self, f: FrameId, op: &Operand<'tcx>, state: &State) -> Option<LocId> {
+        let place = op.place()?;
+        let locs = self.place(f, place, state);
+        let loc = single(&locs)?;
+        self.is_aggregate(loc).then_some(loc)
+    }
+
+    /// Whether a location holds fields worth copying one by one when it is moved: a struct,
+    /// tuple, closure or array, or a variant's field whose type the path does not tell.
     fn is_aggregate(&self, loc: LocId) -> bool {
         let data = self.locs.get(loc);
         matches!(data.kind, LocKind::Plain)
-            && data.ty.is_some_and(|t| matches!(t.kind(), ty::Adt(..) | ty::Tuple(_) | ty::Closure(..) | ty::Array(..)))
+            && data.ty.is_none_or(|t| {
+                matches!(
+                    t.kind(),
+                    ty::Adt(..) | ty::Tuple(_) | ty::Closure(..) | ty::Array(..)
+                )
+            })
     }
 
-    fn assign(&mut self, f: FrameId, place: Place<'tcx>, val: Val, si: SourceInfo, state: &mut State) {
+    fn assign(
+        &mut self,
+        f: FrameId,
+        place: Place<'tcx>,
+        val: Val,
+        si: SourceInfo,
+        state: &mut State,
+    ) {
         let dests = self.place(f, place, state);
         if place.is_indirect() {
             self.host_access(f, &dests, Access::Write, si, state);
         }
         let strong = dests.len() == 1
             && !place.is_indirect()
-            && !place.projection.iter().any(|p| matches!(p, ProjectionElem::Index(_) | ProjectionElem::Subslice { .. }));
+            && !place.projection.iter().any(|p| {
+                matches!(
+                    p,
+                    ProjectionElem::Index(_) | ProjectionElem::Subslice { .. }
+                )
+            });
         for dest in dests.iter() {
             if strong {
                 self.clear(state, dest);
@@ -489,9 +608,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             match &val {
                 Val::Set(v) => self.store(state, dest, v, strong),
                 Val::Fields(fields) => {
-                    for (proj, v) in fields {
+                    for (proj, v, src) in fields {
                         let child = self.locs.child(dest, *proj);
-                        self.store(state, child, v, strong && *proj != Proj::Index);
+                        let strong_field = strong && *proj != Proj::Index;
+                        if let Some(src) = src {
+                            self.copy_tree(state, *src, child, 3);
+                        }
+                        self.store(state, child, v, strong_field);
                     }
                 }
                 Val::Tree(src, v) => {
@@ -558,10 +681,20 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         destination: Place<'tcx>,
         state: &mut State,
     ) {
-        let argvals: Vec<LocSet> = args.iter().map(|a| self.operand(f, &a.node, si, state)).collect();
+        let argvals: Vec<LocSet> = args
+            .iter()
+            .map(|a| self.operand(f, &a.node, si, state))
+            .collect();
         let body = self.frames[f.0 as usize].body;
         let func_ty = self.instantiate(f, func.ty(&body.local_decls, self.tcx));
-        let call = CallSite { f, bb, si, span: fn_span, args, argvals: &argvals };
+        let call = CallSite {
+            f,
+            bb,
+            si,
+            span: fn_span,
+            args,
+            argvals: &argvals,
+        };
 
         let ret = if let ty::FnDef(def_id, fargs) = *func_ty.kind() {
             let resolved = self.resolve_instance(def_id, fargs);
@@ -570,7 +703,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 .or_else(|| self.rs.effects(def_id));
             if let Some(effects) = effects {
                 self.apply(&call, effects, destination, state)
-            } else if let Some(ret) = self.try_inline(&call, def_id, fargs, resolved, destination, state) {
+            } else if let Some(ret) =
+                self.try_inline(&call, def_id, fargs, resolved, destination, state)
+            {
                 ret
             } else {
                 self.unknown_call(&call, destination, state)
@@ -581,32 +716,63 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         self.assign(f, destination, ret, si, state);
     }
 
-    fn resolve_instance(&self, def_id: DefId, args: GenericArgsRef<'tcx>) -> Option<Instance<'tcx>> {
+    fn resolve_instance(
+        &self,
+        def_id: DefId,
+        args: GenericArgsRef<'tcx>,
+    ) -> Option<Instance<'tcx>> {
         if args.has_escaping_bound_vars() || args.references_error() || args.has_infer() {
             return None;
         }
-        let args = self.tcx.try_normalize_erasing_regions(self.typing_env, ty::Unnormalized::new_wip(args)).ok()?;
-        Instance::try_resolve(self.tcx, self.typing_env, def_id, args).ok().flatten()
+        let args = self
+            .tcx
+            .try_normalize_erasing_regions(self.typing_env, ty::Unnormalized::new_wip(args))
+            .ok()?;
+        Instance::try_resolve(self.tcx, self.typing_env, def_id, args)
+            .ok()
+            .flatten()
     }
 
     /// A call to a function no table knows: it reads (or, through `&mut`, writes) the memory
     /// its arguments refer to, and its result refers to what they did, or, if it returns a
     /// new owner of memory (a `Vec`), to new memory.
-    fn unknown_call(&mut self, call: &CallSite<'_, 'tcx>, destination: Place<'tcx>, state: &mut State) -> Val {
+    fn unknown_call(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        destination: Place<'tcx>,
+        state: &mut State,
+    ) -> Val {
         let f = call.f;
         let body = self.frames[f.0 as usize].body;
         let mut all = LocSet::new();
         for (arg, vals) in call.args.iter().zip(call.argvals) {
             let ty = self.instantiate(f, arg.node.ty(&body.local_decls, self.tcx));
-            let mutable = writes_through(ty);
-            let data = self.reach(state, vals, 2);
-            let access = if mutable { Access::Write } else { Access::Read };
-            self.host_access(f, &data, access, call.si, state);
             all.union_with(vals);
+            // An address passed as a number is not memory read.
+            if ty.is_integral() {
+                continue;
+            }
+            let mut data = self.reach(state, vals, 2);
+            // Device memory is dereferenced only through a raw pointer passed itself
+            // (`ptr::read(p)`); a function given a device handle or a number uses CUDA calls.
+            if !ty.is_raw_ptr() {
+                data.retain(
+                    |l| !matches!(self.locs.kind(l), LocKind::Data(k) if k.is_device_only()),
+                );
+            }
+            let access = if writes_through(ty) {
+                Access::Write
+            } else {
+                Access::Read
+            };
+            self.host_access(f, &data, access, call.si, state);
         }
         let ret_ty = self.instantiate(f, destination.ty(&body.local_decls, self.tcx).ty);
         if let Some(Target::Mem(kind)) = self.rs.role(peel_result(ret_ty))
-            && !call.args.iter().any(|a| self.instantiate(f, a.node.ty(&body.local_decls, self.tcx)) == ret_ty)
+            && !call
+                .args
+                .iter()
+                .any(|a| self.instantiate(f, a.node.ty(&body.local_decls, self.tcx)) == ret_ty)
         {
             let fresh = self.locs.fresh(f, call.bb, 0, Target::Mem(kind), call.span);
             return Val::Set(LocSet::single(fresh));
@@ -637,7 +803,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             Some(_) | None => {
                 let self_ty = fargs.types().next()?;
                 match self_ty.peel_refs().kind() {
-                    ty::Closure(closure, cargs) if tcx.trait_of_assoc(def_id).is_some() => (*closure, Some(*cargs), true),
+                    ty::Closure(closure, cargs) if tcx.trait_of_assoc(def_id).is_some() => {
+                        (*closure, Some(*cargs), true)
+                    }
                     _ => return None,
                 }
             }
@@ -659,14 +827,24 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             return None;
         }
         let body = tcx.optimized_mir(callee);
-        if body.basic_blocks.iter().map(|b| b.statements.len()).sum::<usize>() > MAX_INLINE_STATEMENTS {
+        if body
+            .basic_blocks
+            .iter()
+            .map(|b| b.statements.len())
+            .sum::<usize>()
+            > MAX_INLINE_STATEMENTS
+        {
             return None;
         }
 
         let child = self.enter_frame(call, callee, callee_args, body);
         let mut entry = state.clone();
         let caller_body = self.frames[f.0 as usize].body;
-        let bind = |this: &mut Self, entry: &mut State, param: usize, vals: &LocSet, src: Option<LocId>| {
+        let bind = |this: &mut Self,
+                    entry: &mut State,
+                    param: usize,
+                    vals: &LocSet,
+                    src: Option<LocId>| {
             if param >= body.local_decls.len() {
                 return;
             }
@@ -748,13 +926,24 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let entered_from = match &parent.entered_from {
             Some(e) => Some(e.clone()),
             None => {
-                let name = self.tcx.opt_item_name(callee).map_or_else(|| "a closure".to_string(), |n| format!("`{n}`"));
+                let name = self
+                    .tcx
+                    .opt_item_name(callee)
+                    .map_or_else(|| "a closure".to_string(), |n| format!("`{n}`"));
                 Some((call.span, self.lint_root(call.f, call.si), name))
             }
         };
         let id = FrameId(self.frames.len() as u32);
         let depth = parent.depth + 1;
-        self.frames.push(Frame { body, def_id: callee, args, depth, entered_from, parent: Some(call.f), names: debug_names(self.tcx, body) });
+        self.frames.push(Frame {
+            body,
+            def_id: callee,
+            args,
+            depth,
+            entered_from,
+            parent: Some(call.f),
+            names: debug_names(self.tcx, body),
+        });
         self.frame_index.insert((call.f, call.bb), id);
         id
     }
@@ -770,6 +959,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let _ = destination;
         let f = call.f;
         let mut ret = LocSet::new();
+        let mut tree: Option<LocId> = None;
         for (which, effect) in effects.iter().enumerate() {
             match *effect {
                 Effect::New(target) => {
@@ -789,9 +979,22 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     for v in call.argvals {
                         ret.union_with(v);
                     }
+                    // `Try::branch(x)`, `x.unwrap()`: the result is `x` itself (or what it
+                    // wraps), fields included.
+                    if let Some(first) = call.args.first()
+                        && let Some(src) = self.single_aggregate(f, &first.node, state)
+                    {
+                        tree = Some(src);
+                    }
                 }
                 Effect::NoAccess => {}
-                Effect::Copy { dst, src, dir, stream, is_async } => {
+                Effect::Copy {
+                    dst,
+                    src,
+                    dir,
+                    stream,
+                    is_async,
+                } => {
                     self.copy(call, dst, src, dir, stream, is_async, &ret, state);
                 }
                 Effect::Memset { dst, stream, .. } => {
@@ -799,7 +1002,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let streams = self.objects(call, stream, state);
                     self.enqueue(call, OpKind::Memset, streams, LocSet::new(), dst, state);
                 }
-                Effect::Launch { kernel, stream, args } => self.launch(call, kernel, stream, args, state),
+                Effect::Launch {
+                    kernel,
+                    stream,
+                    args,
+                } => self.launch(call, kernel, stream, args, state),
                 Effect::SyncStream(a) => {
                     let streams = self.objects(call, a, state);
                     self.sync_streams(&streams, state);
@@ -842,7 +1049,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         }
                     }
                     for s in streams.iter() {
-                        state.stream_waits.entry(s).or_default().union_with(&covered);
+                        state
+                            .stream_waits
+                            .entry(s)
+                            .or_default()
+                            .union_with(&covered);
                     }
                 }
                 Effect::Register { host } => {
@@ -853,9 +1064,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
                 Effect::Free { mem, kind } => {
                     let data = self.data_arg(call, mem, &ret, state);
-                    if kind == FreeKind::Immediate {
-                        self.free_check(f, &data, call.si, state);
-                    }
+                    self.free(f, &data, kind, call.si, state);
                 }
                 Effect::DropArg(a) => {
                     if let Some(arg) = call.args.get(a as usize) {
@@ -868,7 +1077,17 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 Effect::Swap(a, b) => {
                     let pa = self.arg(call, a, &ret);
                     let pb = self.arg(call, b, &ret);
-                    if let (Some(x), Some(y)) = (single(&pa), single(&pb)) {
+                    let busy = |this: &mut Self, l: Option<LocId>| {
+                        l.is_some_and(|l| {
+                            let data = this.read_value(state, l);
+                            this.in_use(state, &data)
+                        })
+                    };
+                    if let (Some(x), Some(y)) = (single(&pa), single(&pb))
+                        && (busy(self, Some(x)) || busy(self, Some(y)))
+                    {
+                        // Exchanging two owners while no work uses either only relabels them;
+                        // keeping the labels keeps double-buffering loops precise at their joins.
                         let vx = self.read_value(state, x);
                         let vy = self.read_value(state, y);
                         state.values.insert(x, vy);
@@ -877,7 +1096,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
                 Effect::CompileSource(a) => {
                     let source = self.const_str(call, a);
-                    let module = self.locs.fresh(f, call.bb, which as u8, Target::Obj(ObjKind::Module), call.span);
+                    let module = self.locs.fresh(
+                        f,
+                        call.bb,
+                        which as u8,
+                        Target::Obj(ObjKind::Module),
+                        call.span,
+                    );
                     let attrs = self.attrs.entry(module).or_default();
                     let source = source.map(Rc::from);
                     if !attrs.sources.contains(&source) {
@@ -887,7 +1112,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
                 Effect::LoadModule(a) => {
                     let from = self.objects(call, a, state);
-                    let module = self.locs.fresh(f, call.bb, which as u8, Target::Obj(ObjKind::Module), call.span);
+                    let module = self.locs.fresh(
+                        f,
+                        call.bb,
+                        which as u8,
+                        Target::Obj(ObjKind::Module),
+                        call.span,
+                    );
                     let mut sources = Vec::new();
                     for m in from.iter() {
                         match self.attrs.get(&m) {
@@ -906,7 +1137,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 Effect::GetFunction { module, name } => {
                     let name = self.const_str(call, name);
                     let modules = self.objects(call, module, state);
-                    let kernel = self.locs.fresh(f, call.bb, which as u8, Target::Obj(ObjKind::Kernel), call.span);
+                    let kernel = self.locs.fresh(
+                        f,
+                        call.bb,
+                        which as u8,
+                        Target::Obj(ObjKind::Kernel),
+                        call.span,
+                    );
                     let attrs = self.attrs.entry(kernel).or_default();
                     if !attrs.kernel_names.contains(&name) {
                         attrs.kernel_names.push(name);
@@ -916,21 +1153,55 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
                 Effect::Map { physical } => {
                     let phys = self.objects(call, physical, state);
-                    let mapping = self.locs.fresh(f, call.bb, which as u8, Target::Mem(MemKind::VmmMapping), call.span);
-                    self.attrs.entry(mapping).or_default().physical.union_with(&phys);
+                    let mapping = self.locs.fresh(
+                        f,
+                        call.bb,
+                        which as u8,
+                        Target::Mem(MemKind::VmmMapping),
+                        call.span,
+                    );
+                    self.attrs
+                        .entry(mapping)
+                        .or_default()
+                        .physical
+                        .union_with(&phys);
                     ret.insert(mapping);
                 }
             }
         }
-        Val::Set(ret)
+        match tree {
+            Some(src) => Val::Tree(src, ret),
+            None => Val::Set(ret),
+        }
+    }
+
+    /// Whether work that may be in flight uses any of `data`.
+    fn in_use(&self, state: &State, data: &LocSet) -> bool {
+        state.inflight_may.iter().any(|op| {
+            let info = &self.ops[op.0 as usize];
+            info.reads
+                .iter()
+                .chain(info.writes.iter())
+                .any(|u| data.iter().any(|d| self.locs.overlaps(u, d)))
+        })
     }
 
     fn arg(&self, call: &CallSite<'_, 'tcx>, a: u8, ret: &LocSet) -> LocSet {
-        if a == RET { ret.clone() } else { call.argvals.get(a as usize).cloned().unwrap_or_default() }
+        if a == RET {
+            ret.clone()
+        } else {
+            call.argvals.get(a as usize).cloned().unwrap_or_default()
+        }
     }
 
     /// The memory an argument refers to.
-    fn data_arg(&mut self, call: &CallSite<'_, 'tcx>, a: u8, ret: &LocSet, state: &State) -> LocSet {
+    fn data_arg(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        a: u8,
+        ret: &LocSet,
+        state: &State,
+    ) -> LocSet {
         let v = self.arg(call, a, ret);
         let mut d = self.derive(state, &v);
         d.retain(|l| matches!(self.locs.kind(l), LocKind::Data(_)));
@@ -941,7 +1212,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     fn objects(&mut self, call: &CallSite<'_, 'tcx>, a: u8, state: &State) -> LocSet {
         let v = self.arg(call, a, &LocSet::new());
         let mut d = self.derive(state, &v);
-        d.retain(|l| matches!(self.locs.kind(l), LocKind::Object(_) | LocKind::Data(MemKind::VmmMapping)));
+        d.retain(|l| {
+            matches!(
+                self.locs.kind(l),
+                LocKind::Object(_) | LocKind::Data(MemKind::VmmMapping)
+            )
+        });
         d
     }
 
@@ -977,7 +1253,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let in_flight = |this: &Self, set: &LocSet, state: &State| -> LocSet {
             let mut s = set.clone();
             s.retain(|l| match this.locs.kind(l) {
-                LocKind::Data(k) => k.can_be_in_flight() || state.registered_may.contains(this.locs.data_root(l)),
+                LocKind::Data(k) => {
+                    k.can_be_in_flight() || state.registered_may.contains(this.locs.data_root(l))
+                }
                 _ => false,
             });
             s
@@ -989,7 +1267,14 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         self.enqueue(call, OpKind::Copy, streams, reads, writes, state);
     }
 
-    fn pageable_check(&mut self, call: &CallSite<'_, 'tcx>, host: &LocSet, host_arg: u8, dir: Dir, state: &State) {
+    fn pageable_check(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        host: &LocSet,
+        host_arg: u8,
+        dir: Dir,
+        state: &State,
+    ) {
         if !self.reporting {
             return;
         }
@@ -998,34 +1283,54 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         for l in host.iter() {
             let root = self.locs.data_root(l);
             match self.locs.kind(l) {
-                LocKind::Data(MemKind::Pageable) if !state.registered_must.contains(root) => pageable.push(root),
+                LocKind::Data(MemKind::Pageable) if !state.registered_must.contains(root) => {
+                    pageable.push(root)
+                }
                 LocKind::Data(MemKind::Unknown) => {}
                 _ => others += 1,
             }
         }
-        let Some(&first) = pageable.first() else { return };
+        let Some(&first) = pageable.first() else {
+            return;
+        };
         let some_paths = others > 0 || state.registered_may.contains(first);
         let region = self.region(call.f, first, state);
         let host_arg = call.args.get(host_arg as usize).map(|a| a.span);
-        let involved = pageable.iter().map(|&l| self.locs.get(l).root.frame()).collect::<Vec<_>>();
         self.report(
             call.f,
             call.span,
             call.si,
-            FindingKind::PageableAsyncCopy { host: region, dir, host_arg },
+            FindingKind::PageableAsyncCopy {
+                host: region,
+                dir,
+                host_arg,
+            },
             some_paths,
-            &involved,
         );
     }
 
-    fn launch(&mut self, call: &CallSite<'_, 'tcx>, kernel: u8, stream: u8, args: u8, state: &mut State) {
+    fn launch(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        kernel: u8,
+        stream: u8,
+        args: u8,
+        state: &mut State,
+    ) {
         let kernels = self.objects(call, kernel, state);
         let argv = self.arg(call, args, &LocSet::new());
         let mut touched = self.reach(state, &argv, 3);
         touched.retain(|l| !matches!(self.locs.kind(l), LocKind::Data(MemKind::Pageable)));
         let streams = self.objects(call, stream, state);
         self.alias_in_one_kernel(call, &kernels, &touched, state);
-        self.enqueue(call, OpKind::Launch, streams, touched.clone(), touched, state);
+        self.enqueue(
+            call,
+            OpKind::Launch,
+            streams,
+            touched.clone(),
+            touched,
+            state,
+        );
     }
 
     /// Enqueues an operation: checks it against unordered work on other streams, then starts it.
@@ -1090,7 +1395,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         op.streams.is_empty()
             || streams.is_empty()
             || op.streams.intersects(streams)
-            || streams.iter().any(|s| state.stream_waits.get(&s).is_some_and(|w| w.contains(earlier)))
+            || streams.iter().any(|s| {
+                state
+                    .stream_waits
+                    .get(&s)
+                    .is_some_and(|w| w.contains(earlier))
+            })
     }
 
     fn cross_stream_checks(&mut self, call: &CallSite<'_, 'tcx>, new: OpId, state: &State) {
@@ -1102,30 +1412,47 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             let prev = self.ops[other.0 as usize].clone();
             let some_paths = !state.inflight_must.contains(other);
             // Two mappings of one physical allocation, used by unordered work.
-            let mine: Vec<LocId> = op.reads.iter().chain(op.writes.iter()).filter(|l| self.is_mapping(*l)).collect();
-            let theirs: Vec<LocId> =
-                prev.reads.iter().chain(prev.writes.iter()).filter(|l| self.is_mapping(*l)).collect();
+            let mine: Vec<LocId> = op
+                .reads
+                .iter()
+                .chain(op.writes.iter())
+                .filter(|l| self.is_mapping(*l))
+                .collect();
+            let theirs: Vec<LocId> = prev
+                .reads
+                .iter()
+                .chain(prev.writes.iter())
+                .filter(|l| self.is_mapping(*l))
+                .collect();
             if let Some((a, b)) = self.alias_pair(&mine, &theirs) {
                 let first = self.region(call.f, b, state);
                 let second = self.region(call.f, a, state);
                 let other_desc = self.in_flight(call.f, other, state);
-                let involved = [self.locs.get(a).root.frame(), self.locs.get(b).root.frame(), prev.frame];
                 self.report(
                     call.f,
                     call.span,
                     call.si,
-                    FindingKind::AliasAcrossStreams { first, second, other: other_desc },
+                    FindingKind::AliasAcrossStreams {
+                        first,
+                        second,
+                        other: other_desc,
+                    },
                     some_paths,
-                    &involved,
                 );
                 continue;
             }
             // The same memory reused while unordered work on another stream uses it.
             let conflict = op.writes.iter().find_map(|w| {
-                prev.reads.iter().chain(prev.writes.iter()).find(|p| self.locs.overlaps(w, *p)).map(|_| w)
+                prev.reads
+                    .iter()
+                    .chain(prev.writes.iter())
+                    .find(|p| self.locs.overlaps(w, *p))
+                    .map(|_| w)
             });
             let conflict = conflict.or_else(|| {
-                op.reads.iter().find(|r| prev.writes.iter().any(|p| self.locs.overlaps(*r, p)))
+                op.reads
+                    .iter()
+                    .find(|r| prev.writes.iter().any(|p| self.locs.overlaps(*r, p)))
             });
             if let Some(l) = conflict
                 && let LocKind::Data(k) = self.locs.kind(l)
@@ -1133,14 +1460,16 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             {
                 let target = self.region(call.f, self.locs.data_root(l), state);
                 let other_desc = self.in_flight(call.f, other, state);
-                let involved = [self.locs.get(l).root.frame(), prev.frame];
                 self.report(
                     call.f,
                     call.span,
                     call.si,
-                    FindingKind::MissingSync { access: Access::Reuse, target, op: other_desc },
+                    FindingKind::MissingSync {
+                        access: Access::Reuse,
+                        target,
+                        op: other_desc,
+                    },
                     some_paths,
-                    &involved,
                 );
             }
         }
@@ -1170,17 +1499,29 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         None
     }
 
-    fn alias_in_one_kernel(&mut self, call: &CallSite<'_, 'tcx>, kernels: &LocSet, touched: &LocSet, state: &State) {
+    fn alias_in_one_kernel(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        kernels: &LocSet,
+        touched: &LocSet,
+        state: &State,
+    ) {
         if !self.reporting {
             return;
         }
         let mappings: Vec<LocId> = {
-            let mut v: Vec<LocId> = touched.iter().filter(|l| self.is_mapping(*l)).map(|l| self.locs.data_root(l)).collect();
+            let mut v: Vec<LocId> = touched
+                .iter()
+                .filter(|l| self.is_mapping(*l))
+                .map(|l| self.locs.data_root(l))
+                .collect();
             v.sort();
             v.dedup();
             v
         };
-        let Some((a, b)) = self.alias_pair(&mappings, &mappings) else { return };
+        let Some((a, b)) = self.alias_pair(&mappings, &mappings) else {
+            return;
+        };
         // The kernel's source decides: fenced, unfenced, or not visible.
         let mut verdict: Option<Kernel> = None;
         let mut all_fenced = !kernels.is_empty();
@@ -1190,13 +1531,21 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             let sources: Vec<Option<Rc<str>>> = attrs
                 .modules
                 .iter()
-                .flat_map(|m| self.attrs.get(&m).map(|a| a.sources.clone()).unwrap_or_else(|| vec![None]))
+                .flat_map(|m| {
+                    self.attrs
+                        .get(&m)
+                        .map(|a| a.sources.clone())
+                        .unwrap_or_else(|| vec![None])
+                })
                 .collect();
             let fence = match (&name, sources.is_empty()) {
                 (Some(name), false) => {
                     let results: Vec<Fence> = sources
                         .iter()
-                        .map(|s| s.as_deref().map_or(Fence::NotFound, |s| kernel_fence(s, name)))
+                        .map(|s| {
+                            s.as_deref()
+                                .map_or(Fence::NotFound, |s| kernel_fence(s, name))
+                        })
                         .collect();
                     if results.contains(&Fence::Unfenced) {
                         Some(Fence::Unfenced)
@@ -1212,7 +1561,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 Some(Fence::Fenced) => {}
                 Some(_) => {
                     all_fenced = false;
-                    verdict = Some(Kernel::Unfenced { name: name.unwrap_or_default() });
+                    verdict = Some(Kernel::Unfenced {
+                        name: name.unwrap_or_default(),
+                    });
                 }
                 None => {
                     all_fenced = false;
@@ -1228,14 +1579,16 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let kernel = verdict.unwrap_or(Kernel::SourceNotVisible { name: None });
         let first = self.region(call.f, a, state);
         let second = self.region(call.f, b, state);
-        let involved = [self.locs.get(a).root.frame(), self.locs.get(b).root.frame()];
         self.report(
             call.f,
             call.span,
             call.si,
-            FindingKind::AliasInOneKernel { first, second, kernel },
+            FindingKind::AliasInOneKernel {
+                first,
+                second,
+                kernel,
+            },
             false,
-            &involved,
         );
     }
 
@@ -1271,26 +1624,67 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     }
 
     /// Drops a handle of type `ty` whose value is `vals` (the memory it owns).
-    fn drop_value(&mut self, f: FrameId, ty: Ty<'tcx>, vals: &LocSet, si: SourceInfo, state: &mut State) {
-        let Some(Target::Mem(_)) = self.rs.role(ty) else { return };
+    fn drop_value(
+        &mut self,
+        f: FrameId,
+        ty: Ty<'tcx>,
+        vals: &LocSet,
+        si: SourceInfo,
+        state: &mut State,
+    ) {
+        let Some(Target::Mem(_)) = self.rs.role(ty) else {
+            return;
+        };
         let mut data = vals.clone();
         data.retain(|l| matches!(self.locs.kind(l), LocKind::Data(_)));
         // Dropping a registration guard unregisters its memory.
         state.registered_may.subtract(&data);
         state.registered_must.subtract(&data);
-        if self.rs.drop_kind(ty) == Some(FreeKind::Immediate) {
-            self.free_check(f, &data, si, state);
+        if let Some(kind) = self.rs.drop_kind(ty) {
+            self.free(f, &data, kind, si, state);
         }
     }
 
-    fn free_check(&mut self, f: FrameId, data: &LocSet, si: SourceInfo, state: &State) {
-        self.conflicts(f, data, Access::Free, si, state);
+    /// Frees memory: one that waits lets the work using it finish first; one that does not
+    /// races with that work.
+    fn free(
+        &mut self,
+        f: FrameId,
+        data: &LocSet,
+        kind: FreeKind,
+        si: SourceInfo,
+        state: &mut State,
+    ) {
+        match kind {
+            FreeKind::Immediate => self.conflicts(f, data, Access::Free, si, state),
+            FreeKind::Waits => {
+                let users: OpSet = state
+                    .inflight_may
+                    .iter()
+                    .filter(|op| {
+                        let info = &self.ops[op.0 as usize];
+                        info.reads
+                            .iter()
+                            .chain(info.writes.iter())
+                            .any(|u| data.iter().any(|d| self.locs.overlaps(u, d)))
+                    })
+                    .collect();
+                state.finish(&users);
+            }
+        }
     }
 
     // ------------------------------------------------------------------------------------
     // Host accesses
 
-    fn host_access(&mut self, f: FrameId, locs: &LocSet, access: Access, si: SourceInfo, state: &State) {
+    fn host_access(
+        &mut self,
+        f: FrameId,
+        locs: &LocSet,
+        access: Access,
+        si: SourceInfo,
+        state: &State,
+    ) {
         if !self.reporting || locs.is_empty() {
             return;
         }
@@ -1304,15 +1698,17 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
         if let Some(&first) = device.first() {
             let target = self.region(f, first, state);
-            let involved: Vec<FrameId> = device.iter().map(|&l| self.locs.get(l).root.frame()).collect();
             let some_paths = device.len() < locs.len();
             self.report(
                 f,
                 si.span,
                 si,
-                FindingKind::HostDerefDevicePtr { target, write: access == Access::Write, made_into_slice: false },
+                FindingKind::HostDerefDevicePtr {
+                    target,
+                    write: access == Access::Write,
+                    made_into_slice: false,
+                },
                 some_paths,
-                &involved,
             );
             return;
         }
@@ -1331,27 +1727,40 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             .collect();
         if let Some(&first) = device.first() {
             let target = self.region(f, first, state);
-            let involved: Vec<FrameId> = device.iter().map(|&l| self.locs.get(l).root.frame()).collect();
             let some_paths = device.len() < data.len();
             self.report(
                 f,
                 si.span,
                 si,
-                FindingKind::HostDerefDevicePtr { target, write: false, made_into_slice: true },
+                FindingKind::HostDerefDevicePtr {
+                    target,
+                    write: false,
+                    made_into_slice: true,
+                },
                 some_paths,
-                &involved,
             );
         }
     }
 
     /// Reports the first in-flight operation that `access` to `locs` races with.
-    fn conflicts(&mut self, f: FrameId, locs: &LocSet, access: Access, si: SourceInfo, state: &State) {
+    fn conflicts(
+        &mut self,
+        f: FrameId,
+        locs: &LocSet,
+        access: Access,
+        si: SourceInfo,
+        state: &State,
+    ) {
         if !self.reporting {
             return;
         }
         for l in locs.iter() {
-            let LocKind::Data(kind) = self.locs.kind(l) else { continue };
-            if kind == MemKind::Unknown || !kind.can_be_in_flight() && !state.registered_may.contains(self.locs.data_root(l))
+            let LocKind::Data(kind) = self.locs.kind(l) else {
+                continue;
+            };
+            if kind == MemKind::Unknown
+                || !kind.can_be_in_flight()
+                    && !state.registered_may.contains(self.locs.data_root(l))
             {
                 if access != Access::Free || kind == MemKind::Unknown {
                     continue;
@@ -1361,22 +1770,75 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 let info = &self.ops[op.0 as usize];
                 let hit = match access {
                     Access::Read => info.writes.iter().any(|w| self.locs.overlaps(w, l)),
-                    Access::Write | Access::Free | Access::Reuse => {
-                        info.writes.iter().chain(info.reads.iter()).any(|w| self.locs.overlaps(w, l))
-                    }
+                    Access::Write | Access::Free | Access::Reuse => info
+                        .writes
+                        .iter()
+                        .chain(info.reads.iter())
+                        .any(|w| self.locs.overlaps(w, l)),
                 };
                 if !hit {
                     continue;
                 }
-                let op_frame = info.frame;
                 let target = self.region(f, self.locs.data_root(l), state);
                 let op_desc = self.in_flight(f, op, state);
                 let some_paths = !state.inflight_must.contains(op);
-                let involved = [self.locs.get(l).root.frame(), op_frame];
-                self.report(f, si.span, si, FindingKind::MissingSync { access, target, op: op_desc }, some_paths, &involved);
+                self.report(
+                    f,
+                    si.span,
+                    si,
+                    FindingKind::MissingSync {
+                        access,
+                        target,
+                        op: op_desc,
+                    },
+                    some_paths,
+                );
                 return;
             }
         }
+    }
+
+    /// The state in words, for `CUDA_LINT_TRACE`.
+    fn show(&self, state: &State) -> String {
+        let name = |l: LocId| {
+            self.path_name(l)
+                .unwrap_or_else(|| format!("{:?}", self.locs.get(l).root))
+        };
+        let values: Vec<String> = state
+            .values
+            .iter()
+            .map(|(h, v)| {
+                format!(
+                    "{}:{}->{:?}",
+                    h.0,
+                    name(*h),
+                    v.iter().map(|l| l.0).collect::<Vec<_>>()
+                )
+            })
+            .collect();
+        let ops: Vec<String> = state
+            .inflight_may
+            .iter()
+            .map(|o| {
+                let info = &self.ops[o.0 as usize];
+                format!(
+                    "op{}{} w{:?} r{:?}",
+                    o.0,
+                    if state.inflight_must.contains(o) {
+                        "!"
+                    } else {
+                        "?"
+                    },
+                    info.writes,
+                    info.reads
+                )
+            })
+            .collect();
+        format!(
+            "inflight [{}] values [{}]",
+            ops.join(", "),
+            values.join(" ")
+        )
     }
 
     // ------------------------------------------------------------------------------------
@@ -1389,25 +1851,30 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         si: SourceInfo,
         kind: FindingKind,
         some_paths: bool,
-        involved: &[FrameId],
     ) {
         if !self.reporting {
             return;
         }
         let finding = match &self.frames[f.0 as usize].entered_from {
-            None => Finding { kind, span, lint_root: self.lint_root(f, si), some_paths, via: None },
+            None => Finding {
+                kind,
+                span,
+                lint_root: self.lint_root(f, si),
+                some_paths,
+                via: None,
+            },
             Some((call_span, lint_root, callee)) => {
-                // Found inside a helper: the root body reports it only if it involves the
-                // root's own memory or work; otherwise the helper, linted itself, reports it.
-                if !involved.contains(&FrameId::ROOT) {
-                    return;
-                }
+                // Found inside a helper: reported at the call in the root body. When the
+                // helper, linted on its own, reports the same event, the pass keeps only that.
                 Finding {
                     kind,
                     span: *call_span,
                     lint_root: *lint_root,
                     some_paths,
-                    via: Some(Via { callee: callee.clone(), inner: span }),
+                    via: Some(Via {
+                        callee: callee.clone(),
+                        inner: span,
+                    }),
                 }
             }
         };
@@ -1418,19 +1885,32 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let body = self.frames[f.0 as usize].body;
         match &body.source_scopes[si.scope].local_data {
             ClearCrossCrate::Set(data) => data.lint_root,
-            ClearCrossCrate::Clear => self.tcx.local_def_id_to_hir_id(self.frames[0].def_id.expect_local()),
+            ClearCrossCrate::Clear => self
+                .tcx
+                .local_def_id_to_hir_id(self.frames[0].def_id.expect_local()),
         }
     }
 
     fn in_flight(&mut self, f: FrameId, op: OpId, state: &State) -> InFlight {
         let info = self.ops[op.0 as usize].clone();
-        let stream = info.streams.iter().next().and_then(|s| self.name_of(f, s, state));
+        let stream = info
+            .streams
+            .iter()
+            .next()
+            .and_then(|s| self.name_of(f, s, state));
         // Work started inside a helper is shown at the helper's call in the root body.
-        let span = match (&self.frames[info.frame.0 as usize].entered_from, info.frame == FrameId::ROOT) {
+        let span = match (
+            &self.frames[info.frame.0 as usize].entered_from,
+            info.frame == FrameId::ROOT,
+        ) {
             (Some((call_span, ..)), false) if f == FrameId::ROOT => *call_span,
             _ => info.span,
         };
-        InFlight { what: info.kind.describe(), span, stream }
+        InFlight {
+            what: info.kind.describe(),
+            span,
+            stream,
+        }
     }
 
     fn region(&mut self, f: FrameId, loc: LocId, state: &State) -> Region {
@@ -1443,7 +1923,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let origin = data.origin.source_callsite();
         let ty = data.ty.map(|t| t.to_string());
         let name = self.name_of(f, loc, state);
-        Region { name, kind, origin, ty }
+        Region {
+            name,
+            kind,
+            origin,
+            ty,
+        }
     }
 
     /// A name the user knows for what `loc` is or what a variable refers to.
@@ -1458,7 +1943,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             if !vals.contains(loc) {
                 continue;
             }
-            let Root::Local { frame, .. } = self.locs.get(*holder).root else { continue };
+            let Root::Local { frame, .. } = self.locs.get(*holder).root else {
+                continue;
+            };
             if frame != f && frame != FrameId::ROOT {
                 continue;
             }
@@ -1478,7 +1965,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let data = self.locs.get(loc);
         match data.parent {
             None => match data.root {
-                Root::Local { frame, local } => self.frames[frame.0 as usize].names.get(&local).cloned(),
+                Root::Local { frame, local } => {
+                    self.frames[frame.0 as usize].names.get(&local).cloned()
+                }
                 Root::Fresh { .. } => None,
             },
             Some((parent, Proj::Deref)) => self.path_name(parent),
@@ -1487,9 +1976,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 let base = self.path_name(parent)?;
                 let pty = self.locs.get(parent).ty.map(|t| t.peel_refs());
                 let field = match pty.map(Ty::kind) {
-                    Some(ty::Adt(def, _)) if def.is_struct() => {
-                        def.non_enum_variant().fields.iter().nth(i as usize).map(|f| f.name.to_string())
-                    }
+                    Some(ty::Adt(def, _)) if def.is_struct() => def
+                        .non_enum_variant()
+                        .fields
+                        .iter()
+                        .nth(i as usize)
+                        .map(|f| f.name.to_string()),
                     _ => None,
                 }
                 .unwrap_or_else(|| i.to_string());
@@ -1526,14 +2018,19 @@ fn debug_names(tcx: TyCtxt<'_>, body: &Body<'_>) -> FxHashMap<Local, String> {
         // variable's span reads as its name.
         let span = info.source_info.span;
         let written = source_map.span_to_snippet(span).unwrap_or_default();
-        let written = written.trim_start_matches("ref ").trim_start_matches("mut ");
+        let written = written
+            .trim_start_matches('&')
+            .trim_start_matches("ref ")
+            .trim_start_matches("mut ");
         if span.from_expansion() || written != info.name.as_str() {
             continue;
         }
         if let VarDebugInfoContents::Place(place) = info.value
             && place.projection.is_empty()
         {
-            names.entry(place.local).or_insert_with(|| info.name.to_string());
+            names
+                .entry(place.local)
+                .or_insert_with(|| info.name.to_string());
         }
     }
     names
@@ -1551,17 +2048,16 @@ fn writes_through(ty: Ty<'_>) -> bool {
 
 /// Whether a value of this type can refer to memory (numbers and the like cannot).
 fn may_hold_pointers(ty: Ty<'_>) -> bool {
-    !matches!(ty.kind(), ty::Bool | ty::Char | ty::Int(_) | ty::Uint(_) | ty::Float(_) | ty::Never)
-        && !ty.is_unit()
+    !matches!(
+        ty.kind(),
+        ty::Bool | ty::Char | ty::Int(_) | ty::Uint(_) | ty::Float(_) | ty::Never
+    ) && !ty.is_unit()
 }
 
 /// `T` for `Result<T, E>` and `Option<T>`, else the type itself.
 fn peel_result(ty: Ty<'_>) -> Ty<'_> {
     if let ty::Adt(def, args) = ty.kind()
-        && matches!(
-            def.variants().len(),
-            2
-        )
+        && matches!(def.variants().len(), 2)
         && let Some(first) = args.types().next()
         && def.variants().iter().any(|v| v.fields.len() == 1)
     {
@@ -1597,8 +2093,16 @@ fn const_str_of<'tcx>(
                             Rvalue::Use(inner, _) | Rvalue::Cast(_, inner, _) => {
                                 const_str_of(tcx, typing_env, body, inner, depth - 1)
                             }
-                            Rvalue::Ref(_, _, src) | Rvalue::CopyForDeref(src) if src.projection.len() <= 1 => {
-                                const_str_of(tcx, typing_env, body, &Operand::Copy(Place::from(src.local)), depth - 1)
+                            Rvalue::Ref(_, _, src) | Rvalue::CopyForDeref(src)
+                                if src.projection.len() <= 1 =>
+                            {
+                                const_str_of(
+                                    tcx,
+                                    typing_env,
+                                    body,
+                                    &Operand::Copy(Place::from(src.local)),
+                                    depth - 1,
+                                )
                             }
                             _ => None,
                         };

@@ -32,7 +32,10 @@ pub fn kernel_names(source: &str) -> Vec<String> {
             let start = from + pos + marker.len();
             if let Some(paren) = code[start..].find('(') {
                 let header = &code[start..start + paren];
-                if let Some(name) = header.split(|c: char| !is_ident(c)).rfind(|s| !s.is_empty()) {
+                if let Some(name) = header
+                    .split(|c: char| !is_ident(c))
+                    .rfind(|s| !s.is_empty())
+                {
                     names.push(name.to_string());
                 }
             }
@@ -51,7 +54,8 @@ fn fenced(code: &str, body: &str, depth: u32) -> bool {
     }
     // One of the `__device__` functions it calls fences.
     called_names(body).any(|callee| {
-        function_body(code, callee, &["__device__"]).is_some_and(|b| b != body && fenced(code, b, depth - 1))
+        function_body(code, callee, &["__device__"])
+            .is_some_and(|b| b != body && fenced(code, b, depth - 1))
     })
 }
 
@@ -207,7 +211,10 @@ mod tests {
 
     #[test]
     fn lists_kernels() {
-        assert_eq!(kernel_names(SRC), ["plain", "inline_fence", "helper_fence", "cccl_fence"]);
+        assert_eq!(
+            kernel_names(SRC),
+            ["plain", "inline_fence", "helper_fence", "cccl_fence"]
+        );
     }
 
     #[test]

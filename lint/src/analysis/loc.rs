@@ -39,15 +39,11 @@ pub enum Root {
     /// A local of a frame (parameters included).
     Local { frame: FrameId, local: Local },
     /// The `which`-th object created by the call that ends `block` in `frame`.
-    Fresh { frame: FrameId, block: BasicBlock, which: u8 },
-}
-
-impl Root {
-    pub fn frame(self) -> FrameId {
-        match self {
-            Root::Local { frame, .. } | Root::Fresh { frame, .. } => frame,
-        }
-    }
+    Fresh {
+        frame: FrameId,
+        block: BasicBlock,
+        which: u8,
+    },
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -98,7 +94,12 @@ pub struct Locs<'a, 'tcx> {
 
 impl<'a, 'tcx> Locs<'a, 'tcx> {
     pub fn new(rs: &'a Resolver<'tcx>) -> Self {
-        Locs { rs, data: Vec::new(), roots: FxHashMap::default(), by_local: FxHashMap::default() }
+        Locs {
+            rs,
+            data: Vec::new(),
+            roots: FxHashMap::default(),
+            by_local: FxHashMap::default(),
+        }
     }
 
     pub fn get(&self, id: LocId) -> &LocData<'tcx> {
@@ -132,8 +133,19 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
     }
 
     /// An object created by a call.
-    pub fn fresh(&mut self, frame: FrameId, block: BasicBlock, which: u8, target: Target, origin: Span) -> LocId {
-        let root = Root::Fresh { frame, block, which };
+    pub fn fresh(
+        &mut self,
+        frame: FrameId,
+        block: BasicBlock,
+        which: u8,
+        target: Target,
+        origin: Span,
+    ) -> LocId {
+        let root = Root::Fresh {
+            frame,
+            block,
+            which,
+        };
         if let Some(&id) = self.roots.get(&root) {
             return id;
         }
@@ -164,10 +176,13 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
         if p.depth >= MAX_DEPTH {
             return parent;
         }
-        let (root, origin, depth, parent_kind, parent_ty) = (p.root, p.origin, p.depth, p.kind, p.ty);
+        let (root, origin, depth, parent_kind, parent_ty) =
+            (p.root, p.origin, p.depth, p.kind, p.ty);
         let behind_deref = p.behind_deref || proj == Proj::Deref;
         let ty = parent_ty.and_then(|t| self.project_ty(t, proj));
         let kind = match (parent_kind, proj) {
+            // A handle stored in memory (a `Vec<PinnedBuffer<T>>`'s element) is a handle.
+            _ if let Some(target) = ty.and_then(|t| self.rs.role(t)) => LocKind::Handle(target),
             (LocKind::Data(k), _) => LocKind::Data(k),
             (LocKind::Handle(Target::Mem(k)), Proj::Deref) => LocKind::Data(k),
             (LocKind::Handle(Target::Obj(o)), Proj::Deref) => LocKind::Object(o),
@@ -197,7 +212,9 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
 
     /// Every location rooted at a frame's local.
     pub fn of_local(&self, frame: FrameId, local: Local) -> &[LocId] {
-        self.by_local.get(&(frame, local)).map_or(&[], Vec::as_slice)
+        self.by_local
+            .get(&(frame, local))
+            .map_or(&[], Vec::as_slice)
     }
 
     /// Whether `a` and `b` may denote overlapping memory: one contains the other.
@@ -237,14 +254,29 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
     }
 
     fn project_ty(&self, ty: Ty<'tcx>, proj: Proj) -> Option<Ty<'tcx>> {
+        let tcx = self.rs.tcx;
         match (ty.kind(), proj) {
+            // What a handle to memory refers to: `[T]` for `Vec<T>`, `PinnedBuffer<T>`...
+            (ty::Adt(_, args), Proj::Deref)
+                if !ty.is_box() && matches!(self.rs.role(ty), Some(Target::Mem(_))) =>
+            {
+                Some(match args.types().next() {
+                    Some(elem) => Ty::new_slice(tcx, elem),
+                    None => tcx.types.str_,
+                })
+            }
             (_, Proj::Deref) => ty.builtin_deref(true),
             (ty::Array(elem, _) | ty::Slice(elem), Proj::Index) => Some(*elem),
-            (ty::Adt(def, args), Proj::Field(i)) if def.is_struct() || def.is_union() => {
-                def.non_enum_variant().fields.iter().nth(i as usize).map(|f| f.ty(self.rs.tcx, args).skip_normalization())
-            }
+            (ty::Adt(def, args), Proj::Field(i)) if def.is_struct() || def.is_union() => def
+                .non_enum_variant()
+                .fields
+                .iter()
+                .nth(i as usize)
+                .map(|f| f.ty(tcx, args).skip_normalization()),
             (ty::Tuple(tys), Proj::Field(i)) => tys.get(i as usize).copied(),
-            (ty::Closure(_, args), Proj::Field(i)) => args.as_closure().upvar_tys().get(i as usize).copied(),
+            (ty::Closure(_, args), Proj::Field(i)) => {
+                args.as_closure().upvar_tys().get(i as usize).copied()
+            }
             _ => None,
         }
     }
@@ -256,13 +288,30 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
             return LocKind::Handle(target);
         }
         match ty.kind() {
-            ty::Array(..) | ty::Slice(_) | ty::Str => {
-                LocKind::Data(if behind_deref { MemKind::Unknown } else { MemKind::Pageable })
-            }
+            // Arrays of numbers are memory a copy can use; arrays of references (the argument
+            // list of a launch) are values that point elsewhere.
+            ty::Array(elem, _) | ty::Slice(elem) if self.holds_pointers(*elem) => LocKind::Plain,
+            ty::Array(..) | ty::Slice(_) | ty::Str => LocKind::Data(if behind_deref {
+                MemKind::Unknown
+            } else {
+                MemKind::Pageable
+            }),
             ty::Int(_) | ty::Uint(_) | ty::Float(_) | ty::Bool | ty::Char if behind_deref => {
                 LocKind::Data(MemKind::Unknown)
             }
             _ => LocKind::Plain,
         }
+    }
+
+    /// Whether values of `ty` can refer to other memory (references, pointers, handles).
+    pub fn holds_pointers(&self, ty: Ty<'tcx>) -> bool {
+        ty.walk().any(|arg| {
+            arg.as_type().is_some_and(|t| {
+                matches!(
+                    t.kind(),
+                    ty::Ref(..) | ty::RawPtr(..) | ty::Dynamic(..) | ty::FnPtr(..)
+                ) || self.rs.role(t).is_some()
+            })
+        })
     }
 }

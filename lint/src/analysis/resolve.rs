@@ -55,27 +55,38 @@ impl<'tcx> Resolver<'tcx> {
 
     /// What values of `ty` refer to, if the tables list its type.
     pub fn role(&self, ty: Ty<'tcx>) -> Option<Target> {
-        let ty::Adt(def, _) = ty.kind() else { return None };
+        let ty::Adt(def, _) = ty.kind() else {
+            return None;
+        };
         let did = def.did();
         if let Some(&cached) = self.roles.borrow().get(&did) {
             return cached;
         }
-        let role = self.tables.type_role(&def_key(self.tcx, did)).map(|r| r.target);
+        let role = self
+            .tables
+            .type_role(&def_key(self.tcx, did))
+            .map(|r| r.target);
         self.roles.borrow_mut().insert(did, role);
         role
     }
 
     /// What dropping a value of `ty` does to its memory.
     pub fn drop_kind(&self, ty: Ty<'tcx>) -> Option<crate::api::FreeKind> {
-        let ty::Adt(def, _) = ty.kind() else { return None };
-        self.tables.type_role(&def_key(self.tcx, def.did())).and_then(|r| r.on_drop)
+        let ty::Adt(def, _) = ty.kind() else {
+            return None;
+        };
+        self.tables
+            .type_role(&def_key(self.tcx, def.did()))
+            .and_then(|r| r.on_drop)
     }
 
     pub fn is_cuda_crate(&self, krate: CrateNum) -> bool {
         if let Some(&cached) = self.cuda_crates.borrow().get(&krate) {
             return cached;
         }
-        let is = self.tables.is_cuda_crate(self.tcx.crate_name(krate).as_str());
+        let is = self
+            .tables
+            .is_cuda_crate(self.tcx.crate_name(krate).as_str());
         self.cuda_crates.borrow_mut().insert(krate, is);
         is
     }
@@ -85,9 +96,13 @@ impl<'tcx> Resolver<'tcx> {
             Some(ty::Adt(def, _)) => self.is_cuda_crate(def.did().krate),
             Some(ty::FnDef(def_id, _)) => {
                 self.is_cuda_crate(def_id.krate)
-                    || def_id.as_local().is_some_and(|local| self.touches_cuda(local))
+                    || def_id
+                        .as_local()
+                        .is_some_and(|local| self.touches_cuda(local))
             }
-            Some(ty::Closure(def_id, _)) => def_id.as_local().is_some_and(|local| self.touches_cuda(local)),
+            Some(ty::Closure(def_id, _)) => def_id
+                .as_local()
+                .is_some_and(|local| self.touches_cuda(local)),
             _ => false,
         })
     }
@@ -105,15 +120,21 @@ impl<'tcx> Resolver<'tcx> {
         let tcx = self.tcx;
         let touches = tcx.hir_maybe_body_owned_by(def_id).is_some() && {
             let results = tcx.typeck(def_id);
-            results.node_types().items_in_stable_order().into_iter().any(|(_, ty)| self.mentions_cuda(*ty))
+            results
+                .node_types()
+                .items_in_stable_order()
+                .into_iter()
+                .any(|(_, ty)| self.mentions_cuda(*ty))
                 || results
                     .type_dependent_defs()
                     .items_in_stable_order()
                     .into_iter()
-                    .any(|(_, res)| res.is_ok_and(|(_, did)| {
-                        self.is_cuda_crate(did.krate)
-                            || did.as_local().is_some_and(|local| self.touches_cuda(local))
-                    }))
+                    .any(|(_, res)| {
+                        res.is_ok_and(|(_, did)| {
+                            self.is_cuda_crate(did.krate)
+                                || did.as_local().is_some_and(|local| self.touches_cuda(local))
+                        })
+                    })
         };
         self.visiting.borrow_mut().remove(&def_id);
         self.touches.borrow_mut().insert(def_id, touches);
@@ -124,7 +145,10 @@ impl<'tcx> Resolver<'tcx> {
 /// The path of a definition as the API tables spell it (see `crate::api`).
 pub fn def_key(tcx: TyCtxt<'_>, def_id: DefId) -> String {
     if let Some(impl_id) = tcx.impl_of_assoc(def_id) {
-        let self_ty = tcx.type_of(impl_id).instantiate_identity().skip_normalization();
+        let self_ty = tcx
+            .type_of(impl_id)
+            .instantiate_identity()
+            .skip_normalization();
         return format!("{}::{}", type_key(tcx, self_ty), tcx.item_name(def_id));
     }
     if let Some(trait_id) = tcx.trait_of_assoc(def_id) {
@@ -165,6 +189,10 @@ fn type_key<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> String {
 /// Whether a function's where-clauses cannot hold (its MIR must not be built then).
 pub fn has_unsatisfiable_preds(tcx: TyCtxt<'_>, did: DefId) -> bool {
     use rustc_trait_selection::traits;
-    let predicates = tcx.predicates_of(did).predicates.iter().filter_map(|(p, _)| p.is_global().then_some(*p));
+    let predicates = tcx
+        .predicates_of(did)
+        .predicates
+        .iter()
+        .filter_map(|(p, _)| p.is_global().then_some(*p));
     traits::impossible_predicates(tcx, traits::elaborate(tcx, predicates).collect::<Vec<_>>())
 }

@@ -17,7 +17,10 @@ pub struct IdSet<T: Id> {
 
 impl<T: Id> Default for IdSet<T> {
     fn default() -> Self {
-        IdSet { items: Vec::new(), _marker: PhantomData }
+        IdSet {
+            items: Vec::new(),
+            _marker: PhantomData,
+        }
     }
 }
 
@@ -33,7 +36,10 @@ impl<T: Id> IdSet<T> {
     }
 
     pub fn single(item: T) -> Self {
-        IdSet { items: vec![item.index()], _marker: PhantomData }
+        IdSet {
+            items: vec![item.index()],
+            _marker: PhantomData,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -61,7 +67,11 @@ impl<T: Id> IdSet<T> {
 
     /// Adds every item of `other`; true if anything was added.
     pub fn union_with(&mut self, other: &Self) -> bool {
-        if other.items.iter().all(|i| self.items.binary_search(i).is_ok()) {
+        if other
+            .items
+            .iter()
+            .all(|i| self.items.binary_search(i).is_ok())
+        {
             return false;
         }
         let mut merged = Vec::with_capacity(self.items.len() + other.items.len());
@@ -120,7 +130,10 @@ impl<T: Id> FromIterator<T> for IdSet<T> {
         let mut items: Vec<u32> = iter.into_iter().map(Id::index).collect();
         items.sort_unstable();
         items.dedup();
-        IdSet { items, _marker: PhantomData }
+        IdSet {
+            items,
+            _marker: PhantomData,
+        }
     }
 }
 

@@ -117,9 +117,19 @@ pub enum Effect {
     /// Touches no memory contents (lengths, sizes, pointers as numbers).
     NoAccess,
     /// A copy on a stream; `is_async` copies return before it completes.
-    Copy { dst: Arg, src: Arg, dir: Dir, stream: Arg, is_async: bool },
+    Copy {
+        dst: Arg,
+        src: Arg,
+        dir: Dir,
+        stream: Arg,
+        is_async: bool,
+    },
     /// A memset on a stream.
-    Memset { dst: Arg, stream: Arg, is_async: bool },
+    Memset {
+        dst: Arg,
+        stream: Arg,
+        is_async: bool,
+    },
     /// A kernel launch on a stream, with its arguments in `args`.
     Launch { kernel: Arg, stream: Arg, args: Arg },
     /// Waits for all work on a stream.

@@ -13,7 +13,13 @@ const fn f(path: &'static str, effects: &'static [super::Effect]) -> ApiFn {
 }
 
 const fn pageable(path: &'static str) -> ApiType {
-    ApiType { path, role: TypeRole { target: Target::Mem(MemKind::Pageable), on_drop: Some(FreeKind::Immediate) } }
+    ApiType {
+        path,
+        role: TypeRole {
+            target: Target::Mem(MemKind::Pageable),
+            on_drop: Some(FreeKind::Immediate),
+        },
+    }
 }
 
 pub static FAMILY: ApiFamily = ApiFamily {
@@ -57,22 +63,27 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("[]::get_unchecked_mut", &[Derive(0)]),
         f("[]::first", &[Derive(0)]),
         f("[]::last", &[Derive(0)]),
-        f("*const::add", &[Derive(0)]),
-        f("*const::offset", &[Derive(0)]),
-        f("*const::byte_add", &[Derive(0)]),
-        f("*const::wrapping_add", &[Derive(0)]),
-        f("*const::cast", &[Derive(0)]),
-        f("*mut::add", &[Derive(0)]),
-        f("*mut::offset", &[Derive(0)]),
-        f("*mut::byte_add", &[Derive(0)]),
-        f("*mut::wrapping_add", &[Derive(0)]),
-        f("*mut::cast", &[Derive(0)]),
-        f("*mut::cast_const", &[Derive(0)]),
-        f("*const::cast_mut", &[Derive(0)]),
+        // Pointer arithmetic: the result points where its operand does.
+        f("*const::add", &[Transparent]),
+        f("*const::offset", &[Transparent]),
+        f("*const::byte_add", &[Transparent]),
+        f("*const::wrapping_add", &[Transparent]),
+        f("*const::cast", &[Transparent]),
+        f("*mut::add", &[Transparent]),
+        f("*mut::offset", &[Transparent]),
+        f("*mut::byte_add", &[Transparent]),
+        f("*mut::wrapping_add", &[Transparent]),
+        f("*mut::cast", &[Transparent]),
+        f("*mut::cast_const", &[Transparent]),
+        f("*const::cast_mut", &[Transparent]),
         f("alloc::vec::Vec::as_slice", &[Derive(0)]),
         f("alloc::vec::Vec::as_mut_slice", &[Derive(0)]),
         f("alloc::vec::Vec::as_ptr", &[Derive(0)]),
         f("alloc::vec::Vec::as_mut_ptr", &[Derive(0)]),
+        f("str::as_bytes", &[Derive(0)]),
+        f("str::as_ptr", &[Derive(0)]),
+        f("alloc::string::String::as_bytes", &[Derive(0)]),
+        f("alloc::string::String::as_str", &[Derive(0)]),
         f("core::ptr::slice_from_raw_parts", &[Derive(0)]),
         f("core::ptr::slice_from_raw_parts_mut", &[Derive(0)]),
         f("core::ptr::null", &[NoAccess]),
@@ -86,12 +97,19 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("alloc::vec::Vec::len", &[NoAccess]),
         f("alloc::vec::Vec::is_empty", &[NoAccess]),
         f("alloc::vec::Vec::capacity", &[NoAccess]),
+        f("alloc::string::String::len", &[NoAccess]),
+        f("str::len", &[NoAccess]),
+        f("*const::is_null", &[NoAccess]),
+        f("*mut::is_null", &[NoAccess]),
         f("core::mem::size_of", &[NoAccess]),
         f("core::mem::size_of_val", &[NoAccess]),
         f("core::mem::forget", &[NoAccess]),
         // Values moved through: `?`, unwrapping, conversions, iteration set-up.
         f("core::ops::try_trait::Try::branch", &[Transparent]),
-        f("core::ops::try_trait::FromResidual::from_residual", &[Transparent]),
+        f(
+            "core::ops::try_trait::FromResidual::from_residual",
+            &[Transparent],
+        ),
         f("core::convert::From::from", &[Transparent]),
         f("core::convert::Into::into", &[Transparent]),
         f("core::convert::identity", &[Transparent]),
@@ -101,7 +119,10 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("core::option::Option::unwrap", &[Transparent]),
         f("core::option::Option::expect", &[Transparent]),
         f("core::option::Option::take", &[Transparent]),
-        f("core::iter::traits::collect::IntoIterator::into_iter", &[Transparent]),
+        f(
+            "core::iter::traits::collect::IntoIterator::into_iter",
+            &[Transparent],
+        ),
         f("core::mem::replace", &[Transparent]),
         f("core::mem::take", &[Transparent]),
         f("alloc::sync::Arc::new", &[Transparent]),
@@ -110,5 +131,9 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("core::mem::drop", &[DropArg(0)]),
         f("core::mem::swap", &[Swap(0, 1)]),
     ],
-    types: &[pageable("alloc::vec::Vec"), pageable("alloc::boxed::Box"), pageable("alloc::string::String")],
+    types: &[
+        pageable("alloc::vec::Vec"),
+        pageable("alloc::boxed::Box"),
+        pageable("alloc::string::String"),
+    ],
 };

@@ -45,7 +45,12 @@ fn main() -> ExitCode {
     }
     if args.iter().any(|a| a == "--list") {
         for info in cuda_lint::LINTS {
-            println!("{:<36} {:<5} {}", info.name(), info.default_level(), info.lint.desc);
+            println!(
+                "{:<36} {:<5} {}",
+                info.name(),
+                info.default_level(),
+                info.lint.desc
+            );
         }
         return ExitCode::SUCCESS;
     }

@@ -36,7 +36,14 @@ declare_cuda_lint! {
 }
 
 pub(super) fn report(cx: &LateContext<'_>, finding: &Finding) {
-    let FindingKind::HostDerefDevicePtr { target, write, made_into_slice } = &finding.kind else { return };
+    let FindingKind::HostDerefDevicePtr {
+        target,
+        write,
+        made_into_slice,
+    } = &finding.kind
+    else {
+        return;
+    };
     let what = if *made_into_slice {
         "device memory made into a host slice"
     } else if *write {
@@ -45,17 +52,27 @@ pub(super) fn report(cx: &LateContext<'_>, finding: &Finding) {
         "host read of device memory"
     };
     let msg = format!("{what}{}", paths_suffix(finding));
-    span_lint_hir_and_then(cx, HOST_DEREF_DEVICE_PTR, finding.lint_root, finding.span, msg, |diag| {
-        if target.origin != finding.span {
-            let name = named(&target.name, "this memory");
-            diag.span_label(target.origin, format!("{name} is {} allocated here", target.kind.describe()));
-        }
-        note_via(diag, finding, "the access happens");
-        diag.note("a device address is not valid on the host: dereferencing it reads garbage or crashes");
-        if *write {
-            diag.help("write into host memory and copy it to the device (`Stream::copy_htod`)");
-        } else {
-            diag.help("copy the data to host memory first (`Stream::copy_dtoh` or `Stream::clone_dtoh`)");
-        }
-    });
+    span_lint_hir_and_then(
+        cx,
+        HOST_DEREF_DEVICE_PTR,
+        finding.lint_root,
+        finding.span,
+        msg,
+        |diag| {
+            if target.origin != finding.span {
+                let name = named(&target.name, "this memory");
+                diag.span_label(
+                    target.origin,
+                    format!("{name} is {} allocated here", target.kind.describe()),
+                );
+            }
+            note_via(diag, finding, "the access happens");
+            diag.note("a device address is not valid on the host: dereferencing it reads garbage or crashes");
+            if *write {
+                diag.help("write into host memory and copy it to the device (`Stream::copy_htod`)");
+            } else {
+                diag.help("copy the data to host memory first (`Stream::copy_dtoh` or `Stream::clone_dtoh`)");
+            }
+        },
+    );
 }

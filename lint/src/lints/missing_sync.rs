@@ -37,34 +37,54 @@ declare_cuda_lint! {
 }
 
 pub(super) fn report(cx: &LateContext<'_>, finding: &Finding) {
-    let FindingKind::MissingSync { access, target, op } = &finding.kind else { return };
+    let FindingKind::MissingSync { access, target, op } = &finding.kind else {
+        return;
+    };
     let name = named(&target.name, "memory");
     let (verb, uses) = match access {
         Access::Read => (format!("host read of {name}"), "may still write it"),
         Access::Write => (format!("host write to {name}"), "may still use it"),
         Access::Free => (format!("{name} is freed"), "may still use it"),
-        Access::Reuse => (format!("{name} is reused by work on another stream"), "may still use it"),
+        Access::Reuse => (
+            format!("{name} is reused by work on another stream"),
+            "may still use it",
+        ),
     };
-    let msg = format!("{verb} while an {} {uses}{}", op.what, paths_suffix(finding));
-    span_lint_hir_and_then(cx, MISSING_SYNC, finding.lint_root, finding.span, msg, |diag| {
-        let on = op.stream.as_ref().map(|s| format!(" on `{s}`")).unwrap_or_default();
-        if op.span != finding.span {
-            diag.span_label(op.span, format!("{} started here{on}", op.what));
-        }
-        note_via(diag, finding, "the access happens");
-        let how = match &op.stream {
-            Some(s) => format!("call `{s}.synchronize()`"),
-            None => "synchronize the stream".to_string(),
-        };
-        match access {
-            Access::Reuse => diag.help(
-                "order the streams: record an event after the first work and make this stream \
+    let msg = format!(
+        "{verb} while an {} {uses}{}",
+        op.what,
+        paths_suffix(finding)
+    );
+    span_lint_hir_and_then(
+        cx,
+        MISSING_SYNC,
+        finding.lint_root,
+        finding.span,
+        msg,
+        |diag| {
+            let on = op
+                .stream
+                .as_ref()
+                .map(|s| format!(" on stream `{s}`"))
+                .unwrap_or_default();
+            if op.span != finding.span {
+                diag.span_label(op.span, format!("{} started here{on}", op.what));
+            }
+            note_via(diag, finding, "the access happens");
+            let how = match &op.stream {
+                Some(s) => format!("call `{s}.synchronize()`"),
+                None => "synchronize the stream".to_string(),
+            };
+            match access {
+                Access::Reuse => diag.help(
+                    "order the streams: record an event after the first work and make this stream \
                  wait on it (`Stream::wait_event`), or synchronize in between",
-            ),
-            _ => diag.help(format!(
-                "{how} (or wait on an event recorded after the {}) before touching {name}",
-                op.what
-            )),
-        };
-    });
+                ),
+                _ => diag.help(format!(
+                    "{how} (or wait on an event recorded after the {}) before touching {name}",
+                    op.what
+                )),
+            };
+        },
+    );
 }

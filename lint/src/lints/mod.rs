@@ -61,13 +61,23 @@ pub static LINTS: &[&LintInfo] = &[
 /// The documentation of a lint, as `--explain` prints it; `name` may carry the `cuda_lint::`
 /// prefix, dashes or capitals.
 pub fn explain(name: &str) -> Option<String> {
-    let wanted = name.trim_start_matches("cuda_lint::").replace('-', "_").to_ascii_lowercase();
+    let wanted = name
+        .trim_start_matches("cuda_lint::")
+        .replace('-', "_")
+        .to_ascii_lowercase();
     let info = LINTS.iter().find(|l| l.short_name() == wanted)?;
-    let mut text = format!("# cuda_lint::{wanted}\n\nDefault level: {}\n\n", info.default_level());
+    let mut text = format!(
+        "# cuda_lint::{wanted}\n\nDefault level: {}\n\n",
+        info.default_level()
+    );
     for line in info.explanation.lines() {
         let line = line.strip_prefix(' ').unwrap_or(line);
         // Doc tests are marked `rust,ignore` in source; readers want plain Rust.
-        let line = if line.starts_with("```rust") { "```rust" } else { line };
+        let line = if line.starts_with("```rust") {
+            "```rust"
+        } else {
+            line
+        };
         text.push_str(line);
         text.push('\n');
     }
@@ -96,7 +106,11 @@ pub(crate) fn named(name: &Option<String>, fallback: &str) -> String {
 
 /// The suffix for findings that hold on some paths only.
 pub(crate) fn paths_suffix(finding: &Finding) -> &'static str {
-    if finding.some_paths { " on some paths" } else { "" }
+    if finding.some_paths {
+        " on some paths"
+    } else {
+        ""
+    }
 }
 
 /// Adds the note that points into a helper, when the finding was reached through one.
@@ -113,8 +127,17 @@ mod tests {
     #[test]
     fn every_lint_is_documented_in_clippy_shape() {
         for info in LINTS {
-            for section in ["### What it does", "### Why is this bad?", "### Example", "Use instead:"] {
-                assert!(info.explanation.contains(section), "{} lacks `{section}`", info.name());
+            for section in [
+                "### What it does",
+                "### Why is this bad?",
+                "### Example",
+                "Use instead:",
+            ] {
+                assert!(
+                    info.explanation.contains(section),
+                    "{} lacks `{section}`",
+                    info.name()
+                );
             }
             assert!(explain(&info.name()).is_some());
             assert!(explain(&info.short_name().to_uppercase()).is_some());
@@ -124,7 +147,10 @@ mod tests {
 
     #[test]
     fn correctness_lints_deny_and_the_performance_lint_warns() {
-        let levels: Vec<(String, &str)> = LINTS.iter().map(|l| (l.short_name(), l.default_level())).collect();
+        let levels: Vec<(String, &str)> = LINTS
+            .iter()
+            .map(|l| (l.short_name(), l.default_level()))
+            .collect();
         assert_eq!(
             levels,
             [

@@ -41,7 +41,11 @@ declare_cuda_lint! {
 
 pub(super) fn report(cx: &LateContext<'_>, finding: &Finding) {
     match &finding.kind {
-        FindingKind::AliasInOneKernel { first, second, kernel } => {
+        FindingKind::AliasInOneKernel {
+            first,
+            second,
+            kernel,
+        } => {
             let msg = match kernel {
                 Kernel::Unfenced { name } => format!(
                     "kernel `{name}` uses two mappings of one physical allocation without `fence.proxy.alias`"
@@ -51,14 +55,20 @@ pub(super) fn report(cx: &LateContext<'_>, finding: &Finding) {
                     name.as_ref().map(|n| format!(" `{n}`")).unwrap_or_default()
                 ),
             };
-            span_lint_hir_and_then(cx, UNFENCED_VMM_ALIAS, finding.lint_root, finding.span, msg, |diag| {
-                label_mappings(diag, finding, first, second);
-                note_via(diag, finding, "the launch happens");
-                diag.note(
-                    "writes through one virtual alias are not coherent with reads through \
+            span_lint_hir_and_then(
+                cx,
+                UNFENCED_VMM_ALIAS,
+                finding.lint_root,
+                finding.span,
+                msg,
+                |diag| {
+                    label_mappings(diag, finding, first, second);
+                    note_via(diag, finding, "the launch happens");
+                    diag.note(
+                        "writes through one virtual alias are not coherent with reads through \
                      another until `fence.proxy.alias` executes",
-                );
-                match kernel {
+                    );
+                    match kernel {
                     Kernel::Unfenced { .. } => diag.help(
                         "execute `asm volatile(\"fence.proxy.alias;\" ::: \"memory\");` in the kernel \
                          between the accesses through the two mappings",
@@ -68,25 +78,44 @@ pub(super) fn report(cx: &LateContext<'_>, finding: &Finding) {
                          or compile its source from a string or `include_str!` so cuda-lint can check",
                     ),
                 };
-            });
+                },
+            );
         }
-        FindingKind::AliasAcrossStreams { first, second, other } => {
+        FindingKind::AliasAcrossStreams {
+            first,
+            second,
+            other,
+        } => {
             let msg = format!(
                 "two mappings of one physical allocation are used by unordered work on different streams{}",
                 paths_suffix(finding)
             );
-            span_lint_hir_and_then(cx, UNFENCED_VMM_ALIAS, finding.lint_root, finding.span, msg, |diag| {
-                label_mappings(diag, finding, first, second);
-                if other.span != finding.span {
-                    let on = other.stream.as_ref().map(|s| format!(" on `{s}`")).unwrap_or_default();
-                    diag.span_label(other.span, format!("this {}{on} uses the other mapping", other.what));
-                }
-                note_via(diag, finding, "the work is enqueued");
-                diag.help(
-                    "record an event after the first work and make this stream wait on it \
+            span_lint_hir_and_then(
+                cx,
+                UNFENCED_VMM_ALIAS,
+                finding.lint_root,
+                finding.span,
+                msg,
+                |diag| {
+                    label_mappings(diag, finding, first, second);
+                    if other.span != finding.span {
+                        let on = other
+                            .stream
+                            .as_ref()
+                            .map(|s| format!(" on `{s}`"))
+                            .unwrap_or_default();
+                        diag.span_label(
+                            other.span,
+                            format!("this {}{on} uses the other mapping", other.what),
+                        );
+                    }
+                    note_via(diag, finding, "the work is enqueued");
+                    diag.help(
+                        "record an event after the first work and make this stream wait on it \
                      (`Stream::wait_event`), or run both on one stream",
-                );
-            });
+                    );
+                },
+            );
         }
         _ => {}
     }
@@ -99,9 +128,21 @@ fn label_mappings(
     second: &crate::analysis::Region,
 ) {
     if first.origin != finding.span {
-        diag.span_label(first.origin, format!("{} maps the physical allocation here", named(&first.name, "one mapping")));
+        diag.span_label(
+            first.origin,
+            format!(
+                "{} maps the physical allocation here",
+                named(&first.name, "one mapping")
+            ),
+        );
     }
     if second.origin != finding.span && second.origin != first.origin {
-        diag.span_label(second.origin, format!("{} maps it again here", named(&second.name, "another mapping")));
+        diag.span_label(
+            second.origin,
+            format!(
+                "{} maps it again here",
+                named(&second.name, "another mapping")
+            ),
+        );
     }
 }
