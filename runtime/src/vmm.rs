@@ -277,8 +277,11 @@ impl VirtualRange {
     /// (`cuMemMap`), and gives this device read-write access (`cuMemSetAccess`).
     ///
     /// `offset` must be a multiple of the granularity and `offset + self.size()` must not exceed
-    /// `physical.size()` ([`Error::InvalidArgument`]). Mapping one physical allocation into
-    /// several ranges makes aliases. On error the range is freed.
+    /// `physical.size()` ([`Error::InvalidArgument`]); and, as `cuMemMap` documents ("currently
+    /// must be zero"), CUDA maps from offset 0 only: any other offset is
+    /// [`Error::Unsupported`] (the driver answers `CUDA_ERROR_NOT_SUPPORTED`, checked on an
+    /// H200 with driver 580). Mapping one physical allocation into several ranges makes
+    /// aliases. On error the range is freed.
     pub fn map(self, physical: &PhysicalAllocation, offset: usize) -> Result<Mapping> {
         if !physical.context().same_context(&self.ctx) {
             return Err(Error::invalid(
@@ -305,6 +308,13 @@ impl VirtualRange {
                     ),
                 ));
             }
+        }
+        if offset != 0 {
+            return Err(Error::Unsupported {
+                what: format!(
+                    "cuMemMap at offset {offset}: CUDA maps a physical allocation from offset 0 only"
+                ),
+            });
         }
         self.ctx.bind_to_thread()?;
         // SAFETY: reserved range and live handle, sizes checked above.
