@@ -27,10 +27,7 @@ pub fn split(value: &str) -> Vec<String> {
 /// The workspace's target directory, asked of `cargo metadata` with the same program and
 /// environment as `cmd` (a `cargo check` command whose arguments may hold `--manifest-path`).
 pub fn workspace_target_dir(cmd: &Command) -> Option<PathBuf> {
-    let args: Vec<String> = cmd
-        .get_args()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
+    let args: Vec<String> = cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
     let mut metadata = Command::new(cmd.get_program());
     metadata.args(["metadata", "--no-deps", "--format-version", "1"]);
     if let Some(pos) = args.iter().position(|a| a == "--manifest-path") {

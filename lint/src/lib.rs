@@ -37,10 +37,7 @@ pub fn register_lints(_sess: &rustc_session::Session, store: &mut rustc_lint::Li
         true,
         "cuda_lint::all",
         None,
-        LINTS
-            .iter()
-            .map(|info| rustc_lint::LintId::of(info.lint))
-            .collect(),
+        LINTS.iter().map(|info| rustc_lint::LintId::of(info.lint)).collect(),
     );
     store.register_late_pass(|_| Box::new(pass::CudaMemory::default()));
 }

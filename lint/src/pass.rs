@@ -48,8 +48,20 @@ impl<'tcx> LateLintPass<'tcx> for CudaMemory<'tcx> {
         def_id: LocalDefId,
     ) {
         let resolver = self.resolver.get_or_insert_with(|| Resolver::new(cx.tcx));
-        self.findings
-            .extend(analysis::analyze_body(resolver, def_id));
+        match analyze_guarded(resolver, def_id) {
+            Ok(findings) => self.findings.extend(findings),
+            Err(message) => {
+                // A bug of cuda-lint's must not stop the compilation (nor look like rustc's):
+                // the function is skipped, and the user is told why.
+                cx.tcx.dcx().span_warn(
+                    cx.tcx.def_span(def_id),
+                    format!(
+                        "cuda-lint could not analyse this function ({message}); nothing is reported for it. \
+                         Please report this at {ISSUES}"
+                    ),
+                );
+            }
+        }
     }
 
     fn check_crate_post(&mut self, cx: &LateContext<'tcx>) {
@@ -62,8 +74,7 @@ impl<'tcx> LateLintPass<'tcx> for CudaMemory<'tcx> {
             .map(|f| (std::mem::discriminant(&f.kind), f.span))
             .collect();
         // One finding per lint at each call of a helper, however often the helper does it.
-        let mut at_call: FxHashSet<(std::mem::Discriminant<FindingKind>, Span)> =
-            FxHashSet::default();
+        let mut at_call: FxHashSet<(std::mem::Discriminant<FindingKind>, Span)> = FxHashSet::default();
         for finding in &self.findings {
             let key = (std::mem::discriminant(&finding.kind), finding.span);
             if let Some(via) = &finding.via
@@ -74,4 +85,26 @@ impl<'tcx> LateLintPass<'tcx> for CudaMemory<'tcx> {
             lints::report(cx, finding);
         }
     }
+}
+
+const ISSUES: &str = "https://github.com/cuda-lint/cuda-lint/issues";
+
+/// Runs the analysis of one body, turning a panic of the analysis into an error message.
+/// rustc's own fatal errors go on unwinding, as rustc expects.
+fn analyze_guarded(rs: &Resolver<'_>, def_id: LocalDefId) -> Result<Vec<Finding>, String> {
+    use std::panic::{self, AssertUnwindSafe};
+    let previous = panic::take_hook();
+    panic::set_hook(Box::new(|_| {}));
+    let result = panic::catch_unwind(AssertUnwindSafe(|| analysis::analyze_body(rs, def_id)));
+    panic::set_hook(previous);
+    result.map_err(|payload| {
+        if payload.is::<rustc_span::fatal_error::FatalErrorMarker>() {
+            panic::resume_unwind(payload);
+        }
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "internal error".to_string())
+    })
 }

@@ -1,38 +1,52 @@
-//! `cargo cuda-lint` on the bundled examples: every line of `examples/` that ends with a
-//! `// cuda_lint::NAME` comment is reported with that lint, and nothing else is, so the fixed
-//! programs are clean. Also checks the contracts of `--message-format=json` and of the exit
-//! status.
+//! `cargo cuda-lint` on the whole workspace (dogfood): every line of `examples/` that ends with
+//! a `// cuda_lint::NAME` comment is reported with that lint, and nothing else is, so the fixed
+//! programs, the runtime with its tests and benchmarks, the macros and the lint itself are
+//! clean; no panic, no internal compiler error, no function skipped. Also checks the contracts
+//! of `--message-format=json`, of lint flags after `--` and of the exit status.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// `cargo cuda-lint ARGS` in the repository, with its own target directory.
+fn cargo_cuda_lint(args: &[&str]) -> Output {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target"))
+        .join("examples-lint");
+    Command::new(env!("CARGO_BIN_EXE_cargo-cuda-lint"))
+        .arg("cuda-lint")
+        .args(args)
+        .current_dir(repo())
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .expect("cargo-cuda-lint runs")
+}
+
+/// The compiler messages of cargo's JSON output.
+fn messages(out: &Output) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).expect("cargo prints one JSON object a line"))
+        .filter(|m| m["reason"] == "compiler-message")
+        .map(|m| m["message"].clone())
+        .collect()
 }
 
 /// (file relative to the repository, line, lint) for each `// cuda_lint::NAME` comment.
 fn expected() -> BTreeSet<(String, usize, String)> {
-    let dir = repo().join("examples/src/bin");
     let mut out = BTreeSet::new();
-    for entry in std::fs::read_dir(&dir).unwrap() {
+    for entry in std::fs::read_dir(repo().join("examples/src/bin")).unwrap() {
         let path = entry.unwrap().path();
         let text = std::fs::read_to_string(&path).unwrap();
         for (i, line) in text.lines().enumerate() {
             if let Some(pos) = line.find("// cuda_lint::") {
-                let name = line[pos + 3..]
-                    .split_whitespace()
-                    .next()
-                    .unwrap()
-                    .to_string();
-                let file = path
-                    .strip_prefix(repo())
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned();
+                let name = line[pos + 3..].split_whitespace().next().unwrap().to_string();
+                let file = path.strip_prefix(repo()).unwrap().to_string_lossy().into_owned();
                 out.insert((file, i + 1, name));
             }
         }
@@ -41,7 +55,7 @@ fn expected() -> BTreeSet<(String, usize, String)> {
 }
 
 #[test]
-fn every_buggy_line_is_reported_and_nothing_else() {
+fn every_buggy_example_line_is_reported_and_nothing_else_in_the_workspace() {
     let expected = expected();
     assert_eq!(
         expected
@@ -57,23 +71,7 @@ fn every_buggy_line_is_reported_and_nothing_else() {
         "each lint has a buggy example"
     );
 
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target"))
-        .join("examples-lint");
-    let out = Command::new(env!("CARGO_BIN_EXE_cargo-cuda-lint"))
-        .args([
-            "cuda-lint",
-            "-p",
-            "cuda-lint-examples",
-            "--bins",
-            "--keep-going",
-            "--message-format=json",
-        ])
-        .current_dir(repo())
-        .env("CARGO_TARGET_DIR", &target)
-        .output()
-        .expect("cargo-cuda-lint runs");
+    let out = cargo_cuda_lint(&["--workspace", "--all-targets", "--keep-going", "--message-format=json"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         !stderr.contains("internal compiler error") && !stderr.contains("panicked"),
@@ -86,20 +84,15 @@ fn every_buggy_line_is_reported_and_nothing_else() {
     );
 
     let mut found = BTreeSet::new();
-    for line in String::from_utf8(out.stdout).unwrap().lines() {
-        let msg: serde_json::Value =
-            serde_json::from_str(line).expect("cargo prints one JSON object a line");
-        if msg["reason"] != "compiler-message" {
-            continue;
-        }
-        let diag = &msg["message"];
+    for diag in messages(&out) {
+        let rendered = diag["rendered"].as_str().unwrap_or_default();
+        assert!(!rendered.contains("cuda-lint could not analyse"), "{rendered}");
         let Some(code) = diag["code"]["code"].as_str() else {
             continue;
         };
         assert!(
             code.starts_with("cuda_lint::"),
-            "unexpected diagnostic {code}: {}",
-            diag["rendered"]
+            "unexpected diagnostic {code}: {rendered}"
         );
         let primary = diag["spans"]
             .as_array()
@@ -123,46 +116,45 @@ fn every_buggy_line_is_reported_and_nothing_else() {
 
 #[test]
 fn lint_flags_after_double_dash_set_levels() {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target"))
-        .join("examples-lint");
-    let out = Command::new(env!("CARGO_BIN_EXE_cargo-cuda-lint"))
-        .args([
-            "cuda-lint",
-            "-p",
-            "cuda-lint-examples",
-            "--bins",
-            "--keep-going",
-            "--message-format=json",
-            "--",
-        ])
-        .args([
-            "-A",
-            "cuda_lint::all",
-            "-D",
-            "cuda_lint::pageable_async_copy",
-        ])
-        .current_dir(repo())
-        .env("CARGO_TARGET_DIR", &target)
-        .output()
-        .expect("cargo-cuda-lint runs");
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    let codes: BTreeSet<String> = stdout
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|m| m["reason"] == "compiler-message")
-        .filter_map(|m| {
-            let level = m["message"]["level"].as_str()?.to_string();
-            Some(format!(
-                "{}:{level}",
-                m["message"]["code"]["code"].as_str()?
-            ))
-        })
+    let out = cargo_cuda_lint(&[
+        "-p",
+        "cuda-lint-examples",
+        "--bins",
+        "--keep-going",
+        "--message-format=json",
+        "--",
+        "-A",
+        "cuda_lint::all",
+        "-D",
+        "cuda_lint::pageable_async_copy",
+    ]);
+    let codes: BTreeSet<String> = messages(&out)
+        .iter()
+        .filter_map(|d| Some(format!("{}:{}", d["code"]["code"].as_str()?, d["level"].as_str()?)))
         .collect();
     assert_eq!(
         codes,
         BTreeSet::from(["cuda_lint::pageable_async_copy:error".to_string()])
     );
     assert!(!out.status.success());
+}
+
+#[test]
+fn explain_prints_the_lint_documentation() {
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-cuda-lint"))
+        .args(["cuda-lint", "--explain", "cuda_lint::missing_sync"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success());
+    assert!(
+        text.contains("### What it does") && text.contains("Use instead:"),
+        "{text}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-cuda-lint"))
+        .args(["cuda-lint", "--explain", "no_such_lint"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing_sync"));
 }

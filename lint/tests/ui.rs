@@ -22,22 +22,14 @@ fn config(args: &Args) -> Config {
     let mut config = Config {
         output_conflict_handling: error_on_output_conflict,
         filter_files: std::env::var("TESTNAME")
-            .map(|t| {
-                t.split(',')
-                    .filter(|s| !s.is_empty())
-                    .map(String::from)
-                    .collect()
-            })
+            .map(|t| t.split(',').filter(|s| !s.is_empty()).map(String::from).collect())
             .unwrap_or_default(),
         bless_command: Some("cargo test -p cuda-lint --test ui -- --bless".into()),
         out_dir: target.join("ui_test"),
         ..Config::rustc(repo.join("ui-tests").join("ui"))
     };
     let defaults = config.comment_defaults.base();
-    defaults.set_custom(
-        "edition",
-        ui_test::custom_flags::edition::Edition("2024".into()),
-    );
+    defaults.set_custom("edition", ui_test::custom_flags::edition::Edition("2024".into()));
     defaults.set_custom(
         "dependencies",
         DependencyBuilder {
@@ -52,10 +44,7 @@ fn config(args: &Args) -> Config {
     defaults.exit_status = None.into();
     defaults.require_annotations = Some(Spanned::dummy(true)).into();
     defaults.diagnostic_code_prefix = Some(Spanned::dummy("cuda_lint::".into())).into();
-    defaults.set_custom(
-        "rustfix",
-        ui_test::custom_flags::rustfix::RustfixMode::Disabled,
-    );
+    defaults.set_custom("rustfix", ui_test::custom_flags::rustfix::RustfixMode::Disabled);
     config.with_args(args);
     config.program.program = PathBuf::from(env!("CARGO_BIN_EXE_cuda-lint-driver"));
     config.program.args.extend(
@@ -69,10 +58,7 @@ fn config(args: &Args) -> Config {
         .map(OsString::from),
     );
     // No `rustc-ice-*` files: the console output is enough.
-    config
-        .program
-        .envs
-        .push(("RUSTC_ICE".into(), Some("0".into())));
+    config.program.envs.push(("RUSTC_ICE".into(), Some("0".into())));
     config
 }
 

@@ -53,12 +53,7 @@ fn gbps(ms: f32) -> f64 {
 }
 
 /// Best-of-10 bandwidth of 256 MiB host-to-device copies from pinned memory.
-fn h2d(
-    s: &Stream,
-    timer: &EventTimer,
-    dev: &mut DeviceBuffer<u8>,
-    host: &PinnedBuffer<u8>,
-) -> Result<f64> {
+fn h2d(s: &Stream, timer: &EventTimer, dev: &mut DeviceBuffer<u8>, host: &PinnedBuffer<u8>) -> Result<f64> {
     for _ in 0..COPY_WARMUPS {
         // SAFETY: `host` is not written until the stream is synchronized below.
         unsafe { s.copy_htod_async(dev, host)? };
@@ -76,12 +71,7 @@ fn h2d(
 }
 
 /// Best-of-10 bandwidth of 256 MiB device-to-host copies into pinned memory.
-fn d2h(
-    s: &Stream,
-    timer: &EventTimer,
-    host: &mut PinnedBuffer<u8>,
-    dev: &DeviceBuffer<u8>,
-) -> Result<f64> {
+fn d2h(s: &Stream, timer: &EventTimer, host: &mut PinnedBuffer<u8>, dev: &DeviceBuffer<u8>) -> Result<f64> {
     for _ in 0..COPY_WARMUPS {
         // SAFETY: `host` is neither read nor written until the stream is synchronized below.
         unsafe { s.copy_dtoh_async(host, dev)? };

@@ -14,9 +14,7 @@ use crate::device::{Device, DeviceProperties};
 use crate::driver::{check, ensure_driver};
 use crate::error::Result;
 use crate::kernel::{Module, Ptx};
-use crate::memory::{
-    DeviceBuffer, DeviceRepr, ManagedBuffer, PinnedBuffer, PinnedFlags, RegisteredHost,
-};
+use crate::memory::{DeviceBuffer, DeviceRepr, ManagedBuffer, PinnedBuffer, PinnedFlags, RegisteredHost};
 use crate::stream::{Event, Stream};
 
 /// A retained primary context of one device (`cuDevicePrimaryCtxRetain`), the same context the
@@ -102,9 +100,7 @@ impl Context {
         check("cuCtxGetCurrent", unsafe { sys::cuCtxGetCurrent(&mut cur) })?;
         if cur != self.inner.raw {
             // SAFETY: the context is retained for as long as `self` lives.
-            check("cuCtxSetCurrent", unsafe {
-                sys::cuCtxSetCurrent(self.inner.raw)
-            })?;
+            check("cuCtxSetCurrent", unsafe { sys::cuCtxSetCurrent(self.inner.raw) })?;
         }
         Ok(())
     }
@@ -179,21 +175,14 @@ impl Context {
     /// Pinned host memory for `len` values of `T` (`cuMemHostAlloc` with `flags.bits()`:
     /// `CU_MEMHOSTALLOC_PORTABLE`, `_DEVICEMAP`, `_WRITECOMBINED`), zero-filled by the host.
     /// `len == 0` makes no driver call.
-    pub fn alloc_pinned_with_flags<T: DeviceRepr>(
-        &self,
-        len: usize,
-        flags: PinnedFlags,
-    ) -> Result<PinnedBuffer<T>> {
+    pub fn alloc_pinned_with_flags<T: DeviceRepr>(&self, len: usize, flags: PinnedFlags) -> Result<PinnedBuffer<T>> {
         self.alloc_pinned_with_flags_impl(len, flags)
     }
 
     /// Page-locks `host` in place (`cuMemHostRegister_v2`, flags 0) until the returned guard
     /// drops (`cuMemHostUnregister`). An empty slice makes no driver call. Registering memory
     /// that is already registered is `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`.
-    pub fn register_host<'a, T: DeviceRepr>(
-        &self,
-        host: &'a mut [T],
-    ) -> Result<RegisteredHost<'a, T>> {
+    pub fn register_host<'a, T: DeviceRepr>(&self, host: &'a mut [T]) -> Result<RegisteredHost<'a, T>> {
         self.register_host_impl(host)
     }
 

@@ -25,9 +25,7 @@ pub fn driver_version() -> Result<i32> {
     ensure_driver()?;
     let mut v: c_int = 0;
     // SAFETY: out-pointer to a local.
-    check("cuDriverGetVersion", unsafe {
-        sys::cuDriverGetVersion(&mut v)
-    })?;
+    check("cuDriverGetVersion", unsafe { sys::cuDriverGetVersion(&mut v) })?;
     Ok(v)
 }
 
@@ -66,9 +64,7 @@ impl Device {
         }
         let mut raw: sys::CUdevice = 0;
         // SAFETY: out-pointer to a local; ordinal < count fits in c_int.
-        check("cuDeviceGet", unsafe {
-            sys::cuDeviceGet(&mut raw, ordinal as c_int)
-        })?;
+        check("cuDeviceGet", unsafe { sys::cuDeviceGet(&mut raw, ordinal as c_int) })?;
         Ok(Device { ordinal, raw })
     }
 
@@ -91,9 +87,7 @@ impl Device {
         })?;
         buf[buf.len() - 1] = 0;
         // SAFETY: NUL-terminated (forced above).
-        Ok(unsafe { CStr::from_ptr(buf.as_ptr()) }
-            .to_string_lossy()
-            .into_owned())
+        Ok(unsafe { CStr::from_ptr(buf.as_ptr()) }.to_string_lossy().into_owned())
     }
 
     /// Total device memory in bytes (`cuDeviceTotalMem_v2`).
@@ -150,28 +144,22 @@ impl Device {
             multiprocessor_count: self.attr_u32(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
             clock_rate_khz: self.attr_u32(Attr::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)?,
             memory_clock_rate_khz: self.attr_u32(Attr::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)?,
-            memory_bus_width_bits: self
-                .attr_u32(Attr::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)?,
+            memory_bus_width_bits: self.attr_u32(Attr::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)?,
             l2_cache_bytes: self.attr_u32(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?,
             warp_size: self.attr_u32(Attr::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
-            max_threads_per_block: self
-                .attr_u32(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
-            max_shared_memory_per_block: self
-                .attr_u32(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+            max_threads_per_block: self.attr_u32(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            max_shared_memory_per_block: self.attr_u32(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
             max_shared_memory_per_block_optin: self
                 .attr_u32(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
             async_engine_count: self.attr_u32(Attr::CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT)?,
             integrated: self.attr_bool(Attr::CU_DEVICE_ATTRIBUTE_INTEGRATED)?,
             supports_vmm: self.supports_vmm()?,
             supports_managed_memory: self.attr_bool(Attr::CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY)?,
-            concurrent_managed_access: self
-                .attr_bool(Attr::CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS)?,
-            pageable_memory_access: self
-                .attr_bool(Attr::CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS)?,
+            concurrent_managed_access: self.attr_bool(Attr::CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS)?,
+            pageable_memory_access: self.attr_bool(Attr::CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS)?,
             unified_addressing: self.attr_bool(Attr::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING)?,
             can_map_host_memory: self.attr_bool(Attr::CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY)?,
-            host_register_supported: self
-                .attr_bool(Attr::CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED)?,
+            host_register_supported: self.attr_bool(Attr::CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED)?,
             pci_bus_id: self.attr_u32(Attr::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)?,
             pci_device_id: self.attr_u32(Attr::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)?,
         })

@@ -126,10 +126,7 @@ fn describe_dlopen_failure(what: &str, names: &[String], preferred: &str) -> Str
         }
     }
     let detail = shown.map_or_else(|| "no candidates".to_string(), |(n, e)| format!("{n}: {e}"));
-    format!(
-        "could not load {what} ({detail}); tried {}",
-        names.join(", ")
-    )
+    format!("could not load {what} ({detail}); tried {}", names.join(", "))
 }
 
 fn first_missing<'a>(get: impl Fn(&str) -> bool, symbols: &'a [&'a str]) -> Option<&'a str> {
@@ -148,11 +145,7 @@ fn load_driver() -> Result<()> {
     // SAFETY: is_culib_present only tries to dlopen the candidate names.
     if !unsafe { sys::is_culib_present() } {
         return Err(Error::NoDriver {
-            reason: describe_dlopen_failure(
-                "the CUDA driver library",
-                &candidates("cuda"),
-                "libcuda.so.1",
-            ),
+            reason: describe_dlopen_failure("the CUDA driver library", &candidates("cuda"), "libcuda.so.1"),
         });
     }
     // SAFETY: the library is present, so culib() does not panic.
@@ -201,9 +194,7 @@ pub(crate) fn driver_error(call: &'static str, res: sys::CUresult) -> Error {
     let mut desc_ptr: *const c_char = std::ptr::null();
     // SAFETY: the driver writes a pointer to a static NUL-terminated string (or fails).
     let name = unsafe {
-        if sys::cuGetErrorName(res, &mut name_ptr) == sys::CUresult::CUDA_SUCCESS
-            && !name_ptr.is_null()
-        {
+        if sys::cuGetErrorName(res, &mut name_ptr) == sys::CUresult::CUDA_SUCCESS && !name_ptr.is_null() {
             CStr::from_ptr(name_ptr).to_string_lossy().into_owned()
         } else {
             format!("{res:?}")
@@ -211,9 +202,7 @@ pub(crate) fn driver_error(call: &'static str, res: sys::CUresult) -> Error {
     };
     // SAFETY: as above.
     let description = unsafe {
-        if sys::cuGetErrorString(res, &mut desc_ptr) == sys::CUresult::CUDA_SUCCESS
-            && !desc_ptr.is_null()
-        {
+        if sys::cuGetErrorString(res, &mut desc_ptr) == sys::CUresult::CUDA_SUCCESS && !desc_ptr.is_null() {
             CStr::from_ptr(desc_ptr).to_string_lossy().into_owned()
         } else {
             format!("unrecognized CUresult {code}")
@@ -308,10 +297,7 @@ fn load_nvrtc() -> Result<()> {
         }
     }
     if !present {
-        let dirs: Vec<String> = nvrtc_search_dirs()
-            .iter()
-            .map(|d| d.display().to_string())
-            .collect();
+        let dirs: Vec<String> = nvrtc_search_dirs().iter().map(|d| d.display().to_string()).collect();
         let mut reason = describe_dlopen_failure("the NVRTC library", &names, "libnvrtc.so");
         if tried.is_empty() {
             reason.push_str(&format!("; no libnvrtc found in {}", dirs.join(", ")));

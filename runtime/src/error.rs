@@ -126,9 +126,9 @@ impl fmt::Display for Error {
                 ..
             } => write!(f, "{call} failed: {name} ({description})"),
             Error::NoDriver { reason } => write!(f, "CUDA driver not available: {reason}"),
-            Error::NoDevice => f.write_str(
-                "no CUDA device: the driver is loaded but reports no device (cuInit/cuDeviceGetCount)",
-            ),
+            Error::NoDevice => {
+                f.write_str("no CUDA device: the driver is loaded but reports no device (cuInit/cuDeviceGetCount)")
+            }
             Error::Nvrtc { call, name, log } => {
                 write!(f, "{call} failed: {name}")?;
                 match log.as_deref().map(str::trim) {
@@ -137,11 +137,7 @@ impl fmt::Display for Error {
                 }
             }
             Error::NoNvrtc { reason } => write!(f, "NVRTC not available: {reason}"),
-            Error::LengthMismatch {
-                call,
-                dst_len,
-                src_len,
-            } => write!(
+            Error::LengthMismatch { call, dst_len, src_len } => write!(
                 f,
                 "{call}: length mismatch: destination has {dst_len} elements, source has {src_len}"
             ),
@@ -204,10 +200,7 @@ mod tests {
             name: "NVRTC_ERROR_INVALID_INPUT".into(),
             log: None,
         };
-        assert_eq!(
-            no_log.to_string(),
-            "nvrtcGetPTX failed: NVRTC_ERROR_INVALID_INPUT"
-        );
+        assert_eq!(no_log.to_string(), "nvrtcGetPTX failed: NVRTC_ERROR_INVALID_INPUT");
     }
 
     #[test]

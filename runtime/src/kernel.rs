@@ -54,22 +54,18 @@ impl Ptx {
     /// diagnostics). Missing NVRTC is [`Error::NoNvrtc`].
     pub fn compile(src: &str, arch: (u32, u32), options: &[&str]) -> Result<Ptx> {
         ensure_nvrtc()?;
-        let csrc = CString::new(src)
-            .map_err(|_| Error::invalid("nvrtcCreateProgram", "the source contains a NUL byte"))?;
+        let csrc =
+            CString::new(src).map_err(|_| Error::invalid("nvrtcCreateProgram", "the source contains a NUL byte"))?;
         let mut user = Vec::with_capacity(options.len());
         for o in options {
-            user.push(CString::new(*o).map_err(|_| {
-                Error::invalid(
-                    "nvrtcCompileProgram",
-                    format!("option {o:?} contains a NUL byte"),
-                )
-            })?);
+            user.push(
+                CString::new(*o)
+                    .map_err(|_| Error::invalid("nvrtcCompileProgram", format!("option {o:?} contains a NUL byte")))?,
+            );
         }
-        let names_arch = options.iter().any(|o| {
-            o.starts_with("--gpu-architecture")
-                || o.starts_with("-arch")
-                || o.starts_with("--gpu-name")
-        });
+        let names_arch = options
+            .iter()
+            .any(|o| o.starts_with("--gpu-architecture") || o.starts_with("-arch") || o.starts_with("--gpu-name"));
         if names_arch {
             return nvrtc_compile(&csrc, &user).map_err(|(_, e)| e);
         }
@@ -149,11 +145,7 @@ fn newest_supported_arch(cc: u32) -> Option<u32> {
 
 type NvrtcFailure = (nvrtc_sys::nvrtcResult, Error);
 
-fn compile_with_arch(
-    src: &CString,
-    user: &[CString],
-    arch_opt: &str,
-) -> std::result::Result<Ptx, NvrtcFailure> {
+fn compile_with_arch(src: &CString, user: &[CString], arch_opt: &str) -> std::result::Result<Ptx, NvrtcFailure> {
     // Built from numbers, so it has no NUL; an empty option would be rejected by NVRTC.
     let arch = CString::new(arch_opt).unwrap_or_default();
     let mut opts: Vec<CString> = Vec::with_capacity(user.len() + 1);
@@ -174,11 +166,7 @@ impl Drop for Program {
     }
 }
 
-fn nvrtc_fail(
-    call: &'static str,
-    res: nvrtc_sys::nvrtcResult,
-    log: Option<String>,
-) -> NvrtcFailure {
+fn nvrtc_fail(call: &'static str, res: nvrtc_sys::nvrtcResult, log: Option<String>) -> NvrtcFailure {
     (
         res,
         Error::Nvrtc {
@@ -300,9 +288,7 @@ impl Drop for ModuleInner {
 
 impl fmt::Debug for Module {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Module")
-            .field("raw", &self.inner.raw)
-            .finish()
+        f.debug_struct("Module").field("raw", &self.inner.raw).finish()
     }
 }
 
@@ -310,12 +296,8 @@ impl Module {
     /// The kernel named `name` (`cuModuleGetFunction`); use `extern "C"` in the CUDA source so
     /// the name is not mangled. A missing name is `CUDA_ERROR_NOT_FOUND`.
     pub fn function(&self, name: &str) -> Result<Kernel> {
-        let cname = CString::new(name).map_err(|_| {
-            Error::invalid(
-                "cuModuleGetFunction",
-                format!("{name:?} contains a NUL byte"),
-            )
-        })?;
+        let cname = CString::new(name)
+            .map_err(|_| Error::invalid("cuModuleGetFunction", format!("{name:?} contains a NUL byte")))?;
         self.inner.ctx.bind_to_thread()?;
         let mut raw: sys::CUfunction = std::ptr::null_mut();
         // SAFETY: out-pointer to a local; live module; NUL-terminated name.
@@ -405,10 +387,7 @@ impl Context {
             sys::cuModuleLoadData(&mut raw, image.as_ptr().cast::<c_void>())
         })?;
         Ok(Module {
-            inner: Arc::new(ModuleInner {
-                raw,
-                ctx: self.clone(),
-            }),
+            inner: Arc::new(ModuleInner { raw, ctx: self.clone() }),
         })
     }
 
@@ -538,9 +517,7 @@ pub(crate) fn check_launch_config(cfg: &LaunchConfig) -> Result<()> {
     if g.0 == 0 || g.1 == 0 || g.2 == 0 || b.0 == 0 || b.1 == 0 || b.2 == 0 {
         return Err(Error::invalid(
             "cuLaunchKernel",
-            format!(
-                "every grid and block dimension must be at least 1, got grid {g:?} block {b:?}"
-            ),
+            format!("every grid and block dimension must be at least 1, got grid {g:?} block {b:?}"),
         ));
     }
     Ok(())
@@ -620,10 +597,7 @@ mod tests {
         assert_eq!(c.num_threads(), 1024);
         assert_eq!(c.with_shared_mem_bytes(4096).shared_mem_bytes, 4096);
         assert!(check_launch_config(&c).is_ok());
-        let bad = LaunchConfig {
-            grid: (1, 0, 1),
-            ..c
-        };
+        let bad = LaunchConfig { grid: (1, 0, 1), ..c };
         assert!(matches!(
             check_launch_config(&bad),
             Err(Error::InvalidArgument {

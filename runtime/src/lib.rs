@@ -52,8 +52,7 @@ pub use device::{Device, DeviceProperties, device_count, driver_version, init};
 pub use error::{Error, Result};
 pub use kernel::{Kernel, KernelArg, LaunchConfig, Module, Ptx, nvrtc_version};
 pub use memory::{
-    DeviceBuffer, DeviceMemory, DevicePtr, DeviceRepr, ManagedBuffer, PinnedBuffer, PinnedFlags,
-    RegisteredHost,
+    DeviceBuffer, DeviceMemory, DevicePtr, DeviceRepr, ManagedBuffer, PinnedBuffer, PinnedFlags, RegisteredHost,
 };
 pub use stream::{Event, Stream};
 pub use timing::{EventTimer, time_ms};

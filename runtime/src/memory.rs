@@ -36,9 +36,7 @@ macro_rules! device_repr {
         unsafe impl DeviceRepr for $t {}
     )* };
 }
-device_repr!(
-    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64
-);
+device_repr!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64);
 
 // SAFETY: an array of DeviceRepr elements has no padding between elements and every bit pattern
 // of it is valid.
@@ -115,10 +113,7 @@ pub(crate) fn byte_len<T>(call: &'static str, len: usize) -> Result<usize> {
     len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
         Error::invalid(
             call,
-            format!(
-                "{len} elements of {} bytes overflow usize",
-                std::mem::size_of::<T>()
-            ),
+            format!("{len} elements of {} bytes overflow usize", std::mem::size_of::<T>()),
         )
     })
 }
@@ -133,10 +128,7 @@ fn zero_fill_sync(ctx: &Context, ptr: sys::CUdeviceptr, bytes: usize) -> Result<
             "cuMemsetD8Async",
             sys::cuMemsetD8Async(ptr, 0, bytes, std::ptr::null_mut()),
         )?;
-        check(
-            "cuStreamSynchronize",
-            sys::cuStreamSynchronize(std::ptr::null_mut()),
-        )
+        check("cuStreamSynchronize", sys::cuStreamSynchronize(std::ptr::null_mut()))
     }
 }
 
@@ -248,9 +240,7 @@ impl Context {
         if bytes > 0 {
             self.bind_to_thread()?;
             // SAFETY: out-pointer to a local.
-            check("cuMemAlloc_v2", unsafe {
-                sys::cuMemAlloc_v2(&mut ptr, bytes)
-            })?;
+            check("cuMemAlloc_v2", unsafe { sys::cuMemAlloc_v2(&mut ptr, bytes) })?;
         }
         Ok(DeviceBuffer {
             ptr,
@@ -307,9 +297,7 @@ impl PinnedFlags {
     /// The flags for a `cuMemHostAlloc` `Flags` value; `None` when it has bits this type does
     /// not know.
     pub const fn from_bits(bits: u32) -> Option<PinnedFlags> {
-        let known = sys::CU_MEMHOSTALLOC_PORTABLE
-            | sys::CU_MEMHOSTALLOC_DEVICEMAP
-            | sys::CU_MEMHOSTALLOC_WRITECOMBINED;
+        let known = sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_WRITECOMBINED;
         if bits & !known != 0 {
             return None;
         }
@@ -445,10 +433,7 @@ impl Context {
             sys::cuMemHostAlloc(&mut p, bytes, flags.bits())
         })?;
         let Some(ptr) = NonNull::new(p.cast::<T>()) else {
-            return Err(Error::invalid(
-                "cuMemHostAlloc",
-                "the driver returned a null pointer",
-            ));
+            return Err(Error::invalid("cuMemHostAlloc", "the driver returned a null pointer"));
         };
         // SAFETY: fresh allocation of `bytes` bytes (page-aligned, so aligned for T).
         unsafe { std::ptr::write_bytes(p.cast::<u8>(), 0, bytes) };
@@ -533,10 +518,7 @@ impl<T: DeviceRepr> fmt::Debug for RegisteredHost<'_, T> {
 
 impl Context {
     /// Implementation of [`Context::register_host`].
-    pub(crate) fn register_host_impl<'a, T: DeviceRepr>(
-        &self,
-        host: &'a mut [T],
-    ) -> Result<RegisteredHost<'a, T>> {
+    pub(crate) fn register_host_impl<'a, T: DeviceRepr>(&self, host: &'a mut [T]) -> Result<RegisteredHost<'a, T>> {
         let len = host.len();
         let bytes = std::mem::size_of_val(host);
         let ptr = NonNull::from(&mut *host).cast::<T>();
@@ -661,11 +643,7 @@ impl Context {
             self.bind_to_thread()?;
             // SAFETY: out-pointer to a local.
             check("cuMemAllocManaged", unsafe {
-                sys::cuMemAllocManaged(
-                    &mut ptr,
-                    bytes,
-                    sys::CUmemAttach_flags::CU_MEM_ATTACH_GLOBAL as u32,
-                )
+                sys::cuMemAllocManaged(&mut ptr, bytes, sys::CUmemAttach_flags::CU_MEM_ATTACH_GLOBAL as u32)
             })?;
         }
         let buf = ManagedBuffer {
@@ -735,10 +713,7 @@ mod tests {
         let p = DevicePtr::from_raw(0x1000);
         assert_eq!(p.offset_bytes(0x10).as_raw(), 0x1010);
         assert!(DevicePtr::null().is_null());
-        assert_eq!(
-            DevicePtr::from_raw(u64::MAX).offset_bytes(1),
-            DevicePtr::null()
-        );
+        assert_eq!(DevicePtr::from_raw(u64::MAX).offset_bytes(1), DevicePtr::null());
         assert_eq!(format!("{p:?}"), "DevicePtr(0x1000)");
         assert_eq!(std::mem::size_of::<DevicePtr>(), 8);
     }

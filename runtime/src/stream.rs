@@ -20,11 +20,7 @@ pub(crate) fn check_copy_lengths(call: &'static str, dst_len: usize, src_len: us
     if dst_len == src_len {
         Ok(())
     } else {
-        Err(Error::LengthMismatch {
-            call,
-            dst_len,
-            src_len,
-        })
+        Err(Error::LengthMismatch { call, dst_len, src_len })
     }
 }
 
@@ -119,19 +115,14 @@ impl Context {
         check("cuStreamCreate", unsafe {
             sys::cuStreamCreate(&mut raw, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32)
         })?;
-        Ok(Stream {
-            raw,
-            ctx: self.clone(),
-        })
+        Ok(Stream { raw, ctx: self.clone() })
     }
 
     fn create_event(&self, flags: sys::CUevent_flags, timing: bool) -> Result<Event> {
         self.bind_to_thread()?;
         let mut raw: sys::CUevent = std::ptr::null_mut();
         // SAFETY: out-pointer to a local.
-        check("cuEventCreate", unsafe {
-            sys::cuEventCreate(&mut raw, flags as u32)
-        })?;
+        check("cuEventCreate", unsafe { sys::cuEventCreate(&mut raw, flags as u32) })?;
         Ok(Event {
             raw,
             timing,
@@ -163,12 +154,7 @@ impl Stream {
 
     // ---- raw enqueues (lengths already checked) ----
 
-    unsafe fn htod_raw(
-        &self,
-        dst: sys::CUdeviceptr,
-        src: *const c_void,
-        bytes: usize,
-    ) -> Result<()> {
+    unsafe fn htod_raw(&self, dst: sys::CUdeviceptr, src: *const c_void, bytes: usize) -> Result<()> {
         if bytes == 0 {
             return Ok(());
         }
@@ -208,11 +194,7 @@ impl Stream {
     /// `src` must stay valid (not freed, not moved) and must not be written until the copy has
     /// completed: synchronize this stream ([`Stream::synchronize`]), or an event recorded after
     /// the copy, first.
-    pub unsafe fn copy_htod_async<T: DeviceRepr>(
-        &self,
-        dst: &mut DeviceBuffer<T>,
-        src: &[T],
-    ) -> Result<()> {
+    pub unsafe fn copy_htod_async<T: DeviceRepr>(&self, dst: &mut DeviceBuffer<T>, src: &[T]) -> Result<()> {
         check_copy_lengths("cuMemcpyHtoDAsync_v2", dst.len(), src.len())?;
         let bytes = byte_len::<T>("cuMemcpyHtoDAsync_v2", src.len())?;
         // SAFETY: lengths match; the caller upholds the lifetime contract.
@@ -229,11 +211,7 @@ impl Stream {
     ///
     /// `dst` must stay valid and must be neither read nor written until the copy has completed
     /// (synchronize this stream, or an event recorded after the copy, first).
-    pub unsafe fn copy_dtoh_async<T: DeviceRepr>(
-        &self,
-        dst: &mut [T],
-        src: &DeviceBuffer<T>,
-    ) -> Result<()> {
+    pub unsafe fn copy_dtoh_async<T: DeviceRepr>(&self, dst: &mut [T], src: &DeviceBuffer<T>) -> Result<()> {
         check_copy_lengths("cuMemcpyDtoHAsync_v2", dst.len(), src.len())?;
         let bytes = byte_len::<T>("cuMemcpyDtoHAsync_v2", dst.len())?;
         // SAFETY: lengths match; the caller upholds the lifetime contract.
@@ -242,11 +220,7 @@ impl Stream {
 
     /// Enqueues a device-to-device copy of `src` into `dst` on this stream
     /// (`cuMemcpyDtoDAsync_v2`). [`Error::LengthMismatch`] when the lengths differ.
-    pub fn copy_dtod_async<T: DeviceRepr>(
-        &self,
-        dst: &mut DeviceBuffer<T>,
-        src: &DeviceBuffer<T>,
-    ) -> Result<()> {
+    pub fn copy_dtod_async<T: DeviceRepr>(&self, dst: &mut DeviceBuffer<T>, src: &DeviceBuffer<T>) -> Result<()> {
         check_copy_lengths("cuMemcpyDtoDAsync_v2", dst.len(), src.len())?;
         let bytes = byte_len::<T>("cuMemcpyDtoDAsync_v2", src.len())?;
         if bytes == 0 {
@@ -308,11 +282,7 @@ impl Stream {
     }
 
     /// [`Stream::copy_dtod_async`], then [`Stream::synchronize`].
-    pub fn copy_dtod<T: DeviceRepr>(
-        &self,
-        dst: &mut DeviceBuffer<T>,
-        src: &DeviceBuffer<T>,
-    ) -> Result<()> {
+    pub fn copy_dtod<T: DeviceRepr>(&self, dst: &mut DeviceBuffer<T>, src: &DeviceBuffer<T>) -> Result<()> {
         self.copy_dtod_async(dst, src)?;
         self.synchronize()
     }
@@ -374,12 +344,7 @@ impl Stream {
     /// writes (managed, mapped pinned) or reads-and-another-writes until it has synchronized
     /// (`cuda_lint::missing_sync`). Two VMM mappings of one physical allocation used by one
     /// kernel need `fence.proxy.alias` (`cuda_lint::unfenced_vmm_alias`).
-    pub unsafe fn launch(
-        &self,
-        kernel: &Kernel,
-        cfg: LaunchConfig,
-        args: &[&dyn KernelArg],
-    ) -> Result<()> {
+    pub unsafe fn launch(&self, kernel: &Kernel, cfg: LaunchConfig, args: &[&dyn KernelArg]) -> Result<()> {
         // SAFETY: the caller upholds the contract above.
         unsafe { launch_kernel(self, kernel, cfg, args) }
     }
@@ -391,9 +356,7 @@ impl Stream {
     pub fn synchronize(&self) -> Result<()> {
         self.ctx.bind_to_thread()?;
         // SAFETY: owned stream.
-        check("cuStreamSynchronize", unsafe {
-            sys::cuStreamSynchronize(self.raw)
-        })
+        check("cuStreamSynchronize", unsafe { sys::cuStreamSynchronize(self.raw) })
     }
 
     /// Whether all work enqueued on this stream has completed (`cuStreamQuery`:
@@ -413,9 +376,7 @@ impl Stream {
     pub fn record_event(&self, event: &Event) -> Result<()> {
         self.ctx.bind_to_thread()?;
         // SAFETY: both handles are live.
-        check("cuEventRecord", unsafe {
-            sys::cuEventRecord(event.raw, self.raw)
-        })
+        check("cuEventRecord", unsafe { sys::cuEventRecord(event.raw, self.raw) })
     }
 
     /// Makes all future work on this stream wait until `event` completes (`cuStreamWaitEvent`),
@@ -435,9 +396,7 @@ impl Event {
     pub fn synchronize(&self) -> Result<()> {
         self.ctx.bind_to_thread()?;
         // SAFETY: owned event.
-        check("cuEventSynchronize", unsafe {
-            sys::cuEventSynchronize(self.raw)
-        })
+        check("cuEventSynchronize", unsafe { sys::cuEventSynchronize(self.raw) })
     }
 
     /// Whether the work recorded before this event has completed (`cuEventQuery`). Does not

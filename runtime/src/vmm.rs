@@ -77,17 +77,9 @@ fn access_desc(ctx: &Context, flags: AccessFlags) -> sys::CUmemAccessDesc {
 }
 
 /// `Ok` when `size` is a positive multiple of `granularity`, else [`Error::InvalidArgument`].
-pub(crate) fn check_granular(
-    call: &'static str,
-    what: &str,
-    size: usize,
-    granularity: usize,
-) -> Result<()> {
+pub(crate) fn check_granular(call: &'static str, what: &str, size: usize, granularity: usize) -> Result<()> {
     if granularity == 0 {
-        return Err(Error::invalid(
-            call,
-            "the driver reported a granularity of 0",
-        ));
+        return Err(Error::invalid(call, "the driver reported a granularity of 0"));
     }
     if size == 0 {
         return Err(Error::invalid(call, format!("{what} must not be 0")));
@@ -184,9 +176,7 @@ impl PhysicalAllocation {
         let prop = pinned_device_prop(ctx);
         let mut raw: sys::CUmemGenericAllocationHandle = 0;
         // SAFETY: out-pointer to a local; valid description; flags must be 0.
-        check("cuMemCreate", unsafe {
-            sys::cuMemCreate(&mut raw, size, &prop, 0)
-        })?;
+        check("cuMemCreate", unsafe { sys::cuMemCreate(&mut raw, size, &prop, 0) })?;
         Ok(PhysicalAllocation {
             handle: Arc::new(PhysicalHandle {
                 raw,
@@ -311,9 +301,7 @@ impl VirtualRange {
         }
         if offset != 0 {
             return Err(Error::Unsupported {
-                what: format!(
-                    "cuMemMap at offset {offset}: CUDA maps a physical allocation from offset 0 only"
-                ),
+                what: format!("cuMemMap at offset {offset}: CUDA maps a physical allocation from offset 0 only"),
             });
         }
         self.ctx.bind_to_thread()?;
@@ -424,9 +412,7 @@ impl Mapping {
     pub fn unmap(mut self) -> Result<VirtualRange> {
         self.context().bind_to_thread()?;
         // SAFETY: mapped range of `size` bytes. On error `self` drops normally.
-        check("cuMemUnmap", unsafe {
-            sys::cuMemUnmap(self.ptr, self.size)
-        })?;
+        check("cuMemUnmap", unsafe { sys::cuMemUnmap(self.ptr, self.size) })?;
         self.mapped = false;
         drop(self.phys.take());
         self.range

@@ -17,9 +17,9 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use cuda_lint_runtime::{
-    AccessFlags, Context, DeviceBuffer, DeviceMemory, DeviceProperties, DevicePtr, Error,
-    EventTimer, Kernel, LaunchConfig, Mapping, Module, PhysicalAllocation, PinnedFlags, Ptx,
-    Stream, VirtualRange, device_count, driver_version, init, nvrtc_version, time_ms,
+    AccessFlags, Context, DeviceBuffer, DeviceMemory, DeviceProperties, DevicePtr, Error, EventTimer, Kernel,
+    LaunchConfig, Mapping, Module, PhysicalAllocation, PinnedFlags, Ptx, Stream, VirtualRange, device_count,
+    driver_version, init, nvrtc_version, time_ms,
 };
 use cudarc::driver::sys;
 
@@ -141,10 +141,7 @@ fn expect_driver_error<T>(r: cuda_lint_runtime::Result<T>, call: &str, name: &st
     match r {
         Err(e @ Error::Driver { .. }) => {
             ensure!(e.call() == Some(call), "expected a {call} error, got {e}");
-            ensure!(
-                e.cuda_error_name() == Some(name),
-                "expected {name}, got {e}"
-            );
+            ensure!(e.cuda_error_name() == Some(name), "expected {name}, got {e}");
             Ok(e.to_string())
         }
         Err(e) => Err(format!("expected {call} failing with {name}, got {e:?}").into()),
@@ -174,10 +171,7 @@ fn device_info(fx: &Fx) -> TResult {
     let n = device_count()?;
     ensure!(n >= 1, "device_count {n}");
     let d = cuda_lint_runtime::Device::get(0)?;
-    ensure!(
-        d == fx.ctx.device(),
-        "Device::get(0) differs from the context's device"
-    );
+    ensure!(d == fx.ctx.device(), "Device::get(0) differs from the context's device");
     let p = d.properties()?;
     ensure!(!p.name.is_empty(), "empty name");
     ensure!(
@@ -259,23 +253,15 @@ fn context_per_thread(fx: &Fx) -> TResult {
             unsafe { sys::cuCtxSetCurrent(std::ptr::null_mut()) };
             ensure!(current_context()?.is_null(), "unbind failed");
             s.synchronize()?;
-            ensure!(
-                current_context()? == ctx.as_raw(),
-                "synchronize did not rebind"
-            );
+            ensure!(current_context()? == ctx.as_raw(), "synchronize did not rebind");
             unsafe { sys::cuCtxSetCurrent(std::ptr::null_mut()) };
             ctx.bind_to_thread()?;
-            ensure!(
-                current_context()? == ctx.as_raw(),
-                "bind_to_thread did not bind"
-            );
+            ensure!(current_context()? == ctx.as_raw(), "bind_to_thread did not bind");
             Ok(String::new())
         };
         run().map(|_| ()).map_err(|e| e.to_string())
     });
-    worker
-        .join()
-        .map_err(|_| "worker thread panicked".to_string())??;
+    worker.join().map_err(|_| "worker thread panicked".to_string())??;
 
     // A buffer made here, freed on another thread.
     let d = fx.ctx.alloc::<u64>(1000)?;
@@ -298,17 +284,11 @@ fn device_alloc(fx: &Fx) -> TResult {
         s.memset_d8(&mut dirty, 0xff)?;
     }
     let z = ctx.alloc_zeroed::<u64>(4097)?;
-    ensure!(
-        s.clone_dtoh(&z)?.iter().all(|&v| v == 0),
-        "alloc_zeroed not zero"
-    );
+    ensure!(s.clone_dtoh(&z)?.iter().all(|&v| v == 0), "alloc_zeroed not zero");
 
     // Zero-length: no driver call, null pointer, copies and memsets of nothing work.
     let mut empty = ctx.alloc::<f32>(0)?;
-    ensure!(
-        empty.is_empty() && empty.device_ptr().is_null(),
-        "empty buffer"
-    );
+    ensure!(empty.is_empty() && empty.device_ptr().is_null(), "empty buffer");
     s.copy_htod(&mut empty, &[])?;
     ensure!(s.clone_dtoh(&empty)?.is_empty(), "empty dtoh");
     s.memset_d8(&mut empty, 1)?;
@@ -324,10 +304,7 @@ fn device_alloc(fx: &Fx) -> TResult {
     // SAFETY: `p` came from into_raw of a 16-element buffer of this context.
     let b2 = unsafe { DeviceBuffer::<u32>::from_raw_parts(ctx, p, len) };
     ensure!(b2.device_ptr() == p, "from_raw_parts pointer");
-    ensure!(
-        s.clone_dtoh(&b2)? == vec![5u32; 16],
-        "from_raw_parts contents"
-    );
+    ensure!(s.clone_dtoh(&b2)? == vec![5u32; 16], "from_raw_parts contents");
     drop(b2);
 
     match ctx.alloc::<u64>(usize::MAX) {
@@ -367,20 +344,14 @@ fn pinned_alloc(fx: &Fx) -> TResult {
         let mut p = ctx.alloc_pinned_with_flags::<u32>(n, flags)?;
         ensure!(p.flags() == flags, "flags");
         ensure!(p.len() == n && p.num_bytes() == 4 * n, "len");
-        ensure!(
-            p.iter().all(|&v| v == 0),
-            "pinned {flags:?} not zero-filled"
-        );
+        ensure!(p.iter().all(|&v| v == 0), "pinned {flags:?} not zero-filled");
         for (i, v) in p.iter_mut().enumerate() {
             *v = i as u32 * 7 + 1;
         }
         let d = s.clone_htod(&p)?;
         let mut q = ctx.alloc_pinned::<u32>(n)?;
         s.copy_dtoh(&mut q, &d)?;
-        ensure!(
-            q[..] == p[..],
-            "round trip through the device with {flags:?}"
-        );
+        ensure!(q[..] == p[..], "round trip through the device with {flags:?}");
         if flags.device_mapped {
             ensure!(!p.mapped_device_ptr()?.is_null(), "mapped pointer null");
         } else {
@@ -426,10 +397,7 @@ fn mapped_pinned_kernel(fx: &Fx) -> TResult {
     launch1(&s, &fx.kernel("write_u32")?, n, &[&dp_out, &n, &100u32])?;
     s.synchronize()?;
     ensure!(
-        host_out
-            .iter()
-            .enumerate()
-            .all(|(i, &v)| v == 100 + i as u32),
+        host_out.iter().enumerate().all(|(i, &v)| v == 100 + i as u32),
         "kernel write to mapped pinned memory"
     );
     drop(host_in);
@@ -449,8 +417,7 @@ fn register_host(fx: &Fx) -> TResult {
         ensure!(reg.len() == n && reg.num_bytes() == 4 * n, "len");
         // Registered: a second registration of the same range is refused by the driver.
         // SAFETY: the range is live; the call is expected to fail without side effects.
-        let again =
-            unsafe { sys::cuMemHostRegister_v2(reg.as_mut_ptr().cast(), reg.num_bytes(), 0) };
+        let again = unsafe { sys::cuMemHostRegister_v2(reg.as_mut_ptr().cast(), reg.num_bytes(), 0) };
         ensure!(
             again == sys::CUresult::CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
             "second registration returned {again:?}"
@@ -468,10 +435,7 @@ fn register_host(fx: &Fx) -> TResult {
         );
         reg[0] = 77;
     }
-    ensure!(
-        v[0] == 77 && v[1] == 2,
-        "writes through the guard reach the Vec"
-    );
+    ensure!(v[0] == 77 && v[1] == 2, "writes through the guard reach the Vec");
     // Unregistered on drop: registering again succeeds.
     let reg2 = ctx.register_host(&mut v)?;
     drop(reg2);
@@ -555,18 +519,9 @@ fn streams_and_events(fx: &Fx) -> TResult {
     s2.wait_event(&e)?;
     s2.copy_dtod_async(&mut out, &flag)?;
     s2.synchronize()?;
-    ensure!(
-        s2.clone_dtoh(&out)? == [42],
-        "cross-stream wait did not order the copy"
-    );
-    ensure!(
-        e.query()? && s1.query()?,
-        "event and s1 complete after s2 synchronized"
-    );
-    ensure!(
-        s1_busy && e_busy,
-        "s1/event reported complete while a 20 ms kernel ran"
-    );
+    ensure!(s2.clone_dtoh(&out)? == [42], "cross-stream wait did not order the copy");
+    ensure!(e.query()? && s1.query()?, "event and s1 complete after s2 synchronized");
+    ensure!(s1_busy && e_busy, "s1/event reported complete while a 20 ms kernel ran");
 
     // Timing events.
     let t0 = ctx.new_timing_event()?;
@@ -605,10 +560,7 @@ fn copies_and_memsets(fx: &Fx) -> TResult {
     let mut d2 = ctx.alloc::<u32>(n)?;
     s.copy_dtod(&mut d2, &d)?;
     ensure!(s.clone_dtoh(&d2)? == src, "copy_dtod");
-    ensure!(
-        s.clone_dtoh(&s.clone_htod(&src)?)? == src,
-        "clone_htod/clone_dtoh"
-    );
+    ensure!(s.clone_dtoh(&s.clone_htod(&src)?)? == src, "clone_htod/clone_dtoh");
 
     // Async forms through pinned memory.
     let mut hp = ctx.alloc_pinned::<u32>(n)?;
@@ -622,10 +574,7 @@ fn copies_and_memsets(fx: &Fx) -> TResult {
     // SAFETY: hp2 is not read until the synchronize below.
     unsafe { s.copy_dtoh_async(&mut hp2, &d2)? };
     s.synchronize()?;
-    ensure!(
-        hp2[..] == src[..],
-        "async htod -> dtod -> dtoh through pinned memory"
-    );
+    ensure!(hp2[..] == src[..], "async htod -> dtod -> dtoh through pinned memory");
 
     // Async forms with pageable memory are accepted (and block), as in CUDA.
     let mut pv = vec![0u32; n];
@@ -641,26 +590,14 @@ fn copies_and_memsets(fx: &Fx) -> TResult {
 
     // Memsets, blocking and async.
     s.memset_d8(&mut d, 0xAB)?;
-    ensure!(
-        s.clone_dtoh(&d)?.iter().all(|&v| v == 0xABAB_ABAB),
-        "memset_d8"
-    );
+    ensure!(s.clone_dtoh(&d)?.iter().all(|&v| v == 0xABAB_ABAB), "memset_d8");
     s.memset_d32(&mut d, 0xDEAD_BEEF)?;
-    ensure!(
-        s.clone_dtoh(&d)?.iter().all(|&v| v == 0xDEAD_BEEF),
-        "memset_d32"
-    );
+    ensure!(s.clone_dtoh(&d)?.iter().all(|&v| v == 0xDEAD_BEEF), "memset_d32");
     s.memset_d8_async(&mut d2, 0)?;
     s.memset_d32_async(&mut d3, 7)?;
     s.synchronize()?;
-    ensure!(
-        s.clone_dtoh(&d2)?.iter().all(|&v| v == 0),
-        "memset_d8_async"
-    );
-    ensure!(
-        s.clone_dtoh(&d3)?.iter().all(|&v| v == 7),
-        "memset_d32_async"
-    );
+    ensure!(s.clone_dtoh(&d2)?.iter().all(|&v| v == 0), "memset_d8_async");
+    ensure!(s.clone_dtoh(&d3)?.iter().all(|&v| v == 7), "memset_d32_async");
     let mut odd = ctx.alloc::<u8>(7)?;
     s.memset_d8(&mut odd, 3)?;
     ensure!(s.clone_dtoh(&odd)? == [3u8; 7], "memset_d8 of 7 bytes");
@@ -673,10 +610,7 @@ fn copies_and_memsets(fx: &Fx) -> TResult {
     let f: Vec<f64> = (0..1000).map(|i| i as f64 * 0.5).collect();
     ensure!(s.clone_dtoh(&s.clone_htod(&f)?)? == f, "f64 round trip");
     let arr: Vec<[i16; 3]> = (0..100).map(|i| [i, -i, i * 2]).collect();
-    ensure!(
-        s.clone_dtoh(&s.clone_htod(&arr)?)? == arr,
-        "[i16; 3] round trip"
-    );
+    ensure!(s.clone_dtoh(&s.clone_htod(&arr)?)? == arr, "[i16; 3] round trip");
     Ok(String::new())
 }
 
@@ -688,37 +622,22 @@ fn length_mismatch(fx: &Fx) -> TResult {
     let mut d = ctx.alloc::<f32>(4)?;
     let h3 = [0f32; 3];
     let mut h5 = [0f32; 5];
-    let check = |r: cuda_lint_runtime::Result<()>,
-                 call: &str,
-                 dst: usize,
-                 src: usize|
-     -> Result<(), Box<dyn StdError>> {
-        match r {
-            Err(Error::LengthMismatch {
-                call: c,
-                dst_len,
-                src_len,
-            }) if c == call && dst_len == dst && src_len == src => Ok(()),
-            other => {
-                Err(format!("expected LengthMismatch {call} {dst}/{src}, got {other:?}").into())
+    let check =
+        |r: cuda_lint_runtime::Result<()>, call: &str, dst: usize, src: usize| -> Result<(), Box<dyn StdError>> {
+            match r {
+                Err(Error::LengthMismatch {
+                    call: c,
+                    dst_len,
+                    src_len,
+                }) if c == call && dst_len == dst && src_len == src => Ok(()),
+                other => Err(format!("expected LengthMismatch {call} {dst}/{src}, got {other:?}").into()),
             }
-        }
-    };
+        };
     // SAFETY: nothing is enqueued (the lengths differ).
-    check(
-        unsafe { s.copy_htod_async(&mut d, &h3) },
-        "cuMemcpyHtoDAsync_v2",
-        4,
-        3,
-    )?;
+    check(unsafe { s.copy_htod_async(&mut d, &h3) }, "cuMemcpyHtoDAsync_v2", 4, 3)?;
     check(s.copy_htod(&mut d, &h3), "cuMemcpyHtoDAsync_v2", 4, 3)?;
     // SAFETY: as above.
-    check(
-        unsafe { s.copy_dtoh_async(&mut h5, &d) },
-        "cuMemcpyDtoHAsync_v2",
-        5,
-        4,
-    )?;
+    check(unsafe { s.copy_dtoh_async(&mut h5, &d) }, "cuMemcpyDtoHAsync_v2", 5, 4)?;
     check(s.copy_dtoh(&mut h5, &d), "cuMemcpyDtoHAsync_v2", 5, 4)?;
     let d2 = ctx.alloc::<f32>(2)?;
     check(s.copy_dtod_async(&mut d, &d2), "cuMemcpyDtoDAsync_v2", 4, 2)?;
@@ -737,10 +656,7 @@ extern "C" __global__ void twice(float* x, unsigned n) {
 fn nvrtc_compile(fx: &Fx) -> TResult {
     let (maj, min) = nvrtc_version()?;
     let ptx = fx.ctx.compile_ptx(GOOD_SRC)?;
-    ensure!(
-        ptx.as_str().contains(".entry twice"),
-        "no .entry twice in the PTX"
-    );
+    ensure!(ptx.as_str().contains(".entry twice"), "no .entry twice in the PTX");
     let target = ptx
         .as_str()
         .lines()
@@ -769,14 +685,8 @@ fn nvrtc_compile(fx: &Fx) -> TResult {
             ensure!(*call == "nvrtcCompileProgram", "call {call}");
             ensure!(name == "NVRTC_ERROR_COMPILATION", "name {name}");
             let log = log.as_deref().unwrap_or("");
-            ensure!(
-                log.contains("undefined_thing"),
-                "log does not name the error: {log:?}"
-            );
-            ensure!(
-                e.to_string().contains("undefined_thing"),
-                "Display lacks the log"
-            );
+            ensure!(log.contains("undefined_thing"), "log does not name the error: {log:?}");
+            ensure!(e.to_string().contains("undefined_thing"), "Display lacks the log");
         }
         other => return Err(format!("bad source should fail with the log: {other:?}").into()),
     }
@@ -830,18 +740,9 @@ fn launch_configs_and_args(fx: &Fx) -> TResult {
     let buf_b = s.clone_htod(&(0..n).map(|i| i as f32).collect::<Vec<_>>())?;
     let scale = fx.kernel("scale_from")?;
     // SAFETY: scale_from(float*, const float*, float, unsigned).
-    unsafe {
-        s.launch(
-            &scale,
-            LaunchConfig::for_num_elems(n),
-            &[&buf_a, &buf_b, &2.5f32, &n],
-        )?
-    };
+    unsafe { s.launch(&scale, LaunchConfig::for_num_elems(n), &[&buf_a, &buf_b, &2.5f32, &n])? };
     let got = s.clone_dtoh(&buf_a)?;
-    ensure!(
-        got.iter().enumerate().all(|(i, &v)| v == 2.5 * i as f32),
-        "1-D launch"
-    );
+    ensure!(got.iter().enumerate().all(|(i, &v)| v == 2.5 * i as f32), "1-D launch");
 
     // 2-D grid and block.
     let (w, h) = (300u32, 77u32);
@@ -898,13 +799,7 @@ fn launch_configs_and_args(fx: &Fx) -> TResult {
         &pp,
     ];
     // SAFETY: matches `scalars`' 14 parameters.
-    unsafe {
-        s.launch(
-            &fx.kernel("scalars")?,
-            LaunchConfig::for_num_elems(1),
-            &args,
-        )?
-    };
+    unsafe { s.launch(&fx.kernel("scalars")?, LaunchConfig::for_num_elems(1), &args)? };
     let got = s.clone_dtoh(&out)?;
     let want = [
         -5.0,
@@ -944,8 +839,7 @@ fn launch_configs_and_args(fx: &Fx) -> TResult {
     let e = match unsafe { s.launch(&fx.kernel("empty")?, too_big, &[]) } {
         Err(
             e @ Error::Driver {
-                call: "cuLaunchKernel",
-                ..
+                call: "cuLaunchKernel", ..
             },
         ) => e.to_string(),
         other => return Err(format!("4096 threads per block: {other:?}").into()),
@@ -991,10 +885,7 @@ fn vmm_aliases(fx: &Fx) -> TResult {
         "physical ids"
     );
     ensure!(a.aliases(&b), "aliases");
-    ensure!(
-        a.device_ptr() != b.device_ptr(),
-        "two mappings at one address"
-    );
+    ensure!(a.device_ptr() != b.device_ptr(), "two mappings at one address");
     ensure!(
         a.size() == size && a.num_bytes() == size && a.offset() == 0,
         "mapping size"
@@ -1002,11 +893,7 @@ fn vmm_aliases(fx: &Fx) -> TResult {
 
     let check_out = |what: &str, f: &dyn Fn(u32) -> u32| -> Result<(), Box<dyn StdError>> {
         let got = s.clone_dtoh(&out)?;
-        let bad = got
-            .iter()
-            .enumerate()
-            .filter(|&(i, &v)| v != f(i as u32))
-            .count();
+        let bad = got.iter().enumerate().filter(|&(i, &v)| v != f(i as u32)).count();
         ensure!(bad == 0, "{what}: {bad} of {n} words differ");
         Ok(())
     };
@@ -1043,10 +930,7 @@ fn vmm_aliases(fx: &Fx) -> TResult {
     // driver (which answers CUDA_ERROR_NOT_SUPPORTED to them).
     let phys2 = PhysicalAllocation::new(ctx, 2 * size)?;
     let hi = VirtualRange::reserve(ctx, 2 * size)?.map(&phys2, 0)?;
-    ensure!(
-        hi.offset() == 0 && hi.size() == 2 * size,
-        "two-granule mapping"
-    );
+    ensure!(hi.offset() == 0 && hi.size() == 2 * size, "two-granule mapping");
     match VirtualRange::reserve(ctx, size)?.map(&phys2, size) {
         Err(Error::Unsupported { .. }) => {}
         other => return Err(format!("mapping at a non-zero offset: {other:?}").into()),
@@ -1127,11 +1011,7 @@ fn timing_helpers(fx: &Fx) -> TResult {
         best[1] = best[1].max(bytes as f64 / (f64::from(ms) * 1e-3) / 1e9);
     }
     ensure!(best[0] > 0.0 && best[1] > 0.0, "bandwidths");
-    let failing = time_ms(&s, || {
-        Err(Error::Unsupported {
-            what: "test".into(),
-        })
-    });
+    let failing = time_ms(&s, || Err(Error::Unsupported { what: "test".into() }));
     ensure!(
         matches!(failing, Err(Error::Unsupported { .. })),
         "time_ms must return f's error"

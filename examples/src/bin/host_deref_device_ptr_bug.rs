@@ -51,11 +51,7 @@ fn main() -> Result<(), Error> {
         println!(
             "child died of signal {sig} ({}){}",
             signal_name(sig),
-            if status.core_dumped() {
-                ", core dumped"
-            } else {
-                ""
-            }
+            if status.core_dumped() { ", core dumped" } else { "" }
         );
         println!(
             "=> dereferencing a device pointer on the host crashed the process: device memory is \

@@ -83,16 +83,8 @@ fn main() -> Result<(), Error> {
         "20.07 ms",
     );
     row("with a 20 ms kernel on another stream:", "", "");
-    row(
-        "  time inside the copy call",
-        &format!("{in_call:.2} ms"),
-        "22.73 ms",
-    );
-    row(
-        "  total until both finished",
-        &format!("{total:.2} ms"),
-        "22.76 ms",
-    );
+    row("  time inside the copy call", &format!("{in_call:.2} ms"), "22.73 ms");
+    row("  total until both finished", &format!("{total:.2} ms"), "22.76 ms");
     if blocked_avg > 1.0 {
         println!(
             "=> the \"async\" copy from pageable memory blocked the host {blocked_avg:.1} ms per \

@@ -87,16 +87,8 @@ fn main() -> Result<(), Error> {
         "0.00 ms",
     );
     row("with a 20 ms kernel on another stream:", "", "");
-    row(
-        "  time inside the copy call",
-        &format!("{in_call:.2} ms"),
-        "0.00 ms",
-    );
-    row(
-        "  total until both finished",
-        &format!("{total:.2} ms"),
-        "20.01 ms",
-    );
+    row("  time inside the copy call", &format!("{in_call:.2} ms"), "0.00 ms");
+    row("  total until both finished", &format!("{total:.2} ms"), "20.01 ms");
     let hidden = total < f64::from(spin_alone) + 2.0;
     println!(
         "=> the async copy from pinned memory returned after {blocked_avg:.3} ms per call and ran \

@@ -11,10 +11,25 @@ pub struct Region {
     /// How to name it in source (`host`, `self.staging`), when it has a name.
     pub name: Option<String>,
     pub kind: MemKind,
-    /// Where it comes from (its declaration or the call that allocated it).
+    /// Where it comes from: the call that created it, or the variable or parameter declared
+    /// with it (see [`Origin`]).
     pub origin: Span,
-    /// Its type, when the region is a typed value (`Vec<f32>`).
+    pub origin_kind: Origin,
+    /// The type of what owns it (`Vec<f32>`, `PinnedBuffer<f32>`), when known.
     pub ty: Option<String>,
+}
+
+/// What a region's origin span shows.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Origin {
+    /// The call that allocated it (`vec![..]`, `ctx.alloc_pinned(..)`).
+    Allocated,
+    /// The call that mapped it (`range.map(&physical, 0)`).
+    Mapped,
+    /// A call that returned it (`queue.pop()`): where it comes from, not where it was made.
+    Returned,
+    /// The variable or parameter that holds it.
+    Declared,
 }
 
 /// An operation that may still be running.
@@ -44,6 +59,10 @@ pub enum Kernel {
     Unfenced { name: String },
     /// Its source is not visible to the analysis.
     SourceNotVisible { name: Option<String> },
+    /// Its source is visible but the kernel's name is not a constant.
+    NameNotConstant,
+    /// No kernel of this name is defined in the source the analysis sees.
+    NotInSource { name: String },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -49,9 +49,14 @@ pub enum Root {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Proj {
     Field(u32),
+    /// Field `.1` of variant `.0` of an enum.
+    Variant(u32, u32),
     Deref,
     /// Any element of an array or slice (elements are not told apart).
     Index,
+    /// The value of another type a wrapper holds (the `Vec` inside a `Mutex<Vec<_>>`), as
+    /// reached through `Deref` of a guard or a smart pointer.
+    Inside,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -73,6 +78,9 @@ pub struct LocData<'tcx> {
     pub ty: Option<Ty<'tcx>>,
     /// Where it comes from: the local's declaration, or the call that created it.
     pub origin: Span,
+    /// For objects created by a call: whether an API table said it is new (an allocation, a
+    /// mapping) rather than an unknown function returning it.
+    pub allocated: bool,
     pub children: Vec<(Proj, LocId)>,
     depth: u8,
     /// Whether the path goes through a dereference (the memory is somebody else's).
@@ -123,6 +131,7 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
             kind,
             ty: Some(ty),
             origin,
+            allocated: false,
             children: Vec::new(),
             depth: 0,
             behind_deref: false,
@@ -132,7 +141,8 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
         id
     }
 
-    /// An object created by a call.
+    /// An object created by a call; `ty` is the type of its contents when known (`[T]` for
+    /// the memory of a new `Vec<T>`).
     pub fn fresh(
         &mut self,
         frame: FrameId,
@@ -140,12 +150,9 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
         which: u8,
         target: Target,
         origin: Span,
+        ty: Option<Ty<'tcx>>,
     ) -> LocId {
-        let root = Root::Fresh {
-            frame,
-            block,
-            which,
-        };
+        let root = Root::Fresh { frame, block, which };
         if let Some(&id) = self.roots.get(&root) {
             return id;
         }
@@ -157,13 +164,40 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
             root,
             parent: None,
             kind,
-            ty: None,
+            ty,
             origin,
+            allocated: false,
             children: Vec::new(),
             depth: 0,
             behind_deref: false,
         });
         self.roots.insert(root, id);
+        id
+    }
+
+    /// The value of type `ty` that a wrapper at `parent` holds (see [`Proj::Inside`]).
+    pub fn inside(&mut self, parent: LocId, ty: Ty<'tcx>) -> LocId {
+        if let Some(&(_, id)) = self.get(parent).children.iter().find(|(p, _)| *p == Proj::Inside) {
+            return id;
+        }
+        let p = self.get(parent);
+        let (root, origin, depth) = (p.root, p.origin, p.depth);
+        let kind = self.kind_of_ty(ty, true);
+        let id = self.push(LocData {
+            root,
+            parent: Some((parent, Proj::Inside)),
+            kind,
+            ty: Some(ty),
+            origin,
+            allocated: false,
+            children: Vec::new(),
+            depth: depth + 1,
+            behind_deref: true,
+        });
+        self.data[parent.0 as usize].children.push((Proj::Inside, id));
+        if let Root::Local { frame, local } = root {
+            self.by_local.entry((frame, local)).or_default().push(id);
+        }
         id
     }
 
@@ -176,8 +210,7 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
         if p.depth >= MAX_DEPTH {
             return parent;
         }
-        let (root, origin, depth, parent_kind, parent_ty) =
-            (p.root, p.origin, p.depth, p.kind, p.ty);
+        let (root, origin, depth, parent_kind, parent_ty) = (p.root, p.origin, p.depth, p.kind, p.ty);
         let behind_deref = p.behind_deref || proj == Proj::Deref;
         let ty = parent_ty.and_then(|t| self.project_ty(t, proj));
         let kind = match (parent_kind, proj) {
@@ -199,6 +232,7 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
             kind,
             ty,
             origin,
+            allocated: false,
             children: Vec::new(),
             depth: depth + 1,
             behind_deref,
@@ -210,11 +244,27 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
         id
     }
 
+    /// Marks an object created by a call as new memory or a new object (see
+    /// [`LocData::allocated`]).
+    pub fn set_allocated(&mut self, id: LocId) {
+        self.data[id.0 as usize].allocated = true;
+    }
+
+    /// The root local and the projections of a location.
+    pub fn path(&self, id: LocId) -> (Root, Vec<Proj>) {
+        let mut projs = Vec::new();
+        let mut cur = id;
+        while let Some((parent, proj)) = self.get(cur).parent {
+            projs.push(proj);
+            cur = parent;
+        }
+        projs.reverse();
+        (self.get(cur).root, projs)
+    }
+
     /// Every location rooted at a frame's local.
     pub fn of_local(&self, frame: FrameId, local: Local) -> &[LocId] {
-        self.by_local
-            .get(&(frame, local))
-            .map_or(&[], Vec::as_slice)
+        self.by_local.get(&(frame, local)).map_or(&[], Vec::as_slice)
     }
 
     /// Whether `a` and `b` may denote overlapping memory: one contains the other.
@@ -253,13 +303,16 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
         id
     }
 
+    /// The type of what a handle of type `ty` refers to (`[T]` for `Vec<T>`), if it is one.
+    pub fn target_ty(&self, ty: Ty<'tcx>) -> Option<Ty<'tcx>> {
+        self.project_ty(ty, Proj::Deref)
+    }
+
     fn project_ty(&self, ty: Ty<'tcx>, proj: Proj) -> Option<Ty<'tcx>> {
         let tcx = self.rs.tcx;
         match (ty.kind(), proj) {
             // What a handle to memory refers to: `[T]` for `Vec<T>`, `PinnedBuffer<T>`...
-            (ty::Adt(_, args), Proj::Deref)
-                if !ty.is_box() && matches!(self.rs.role(ty), Some(Target::Mem(_))) =>
-            {
+            (ty::Adt(_, args), Proj::Deref) if !ty.is_box() && matches!(self.rs.role(ty), Some(Target::Mem(_))) => {
                 Some(match args.types().next() {
                     Some(elem) => Ty::new_slice(tcx, elem),
                     None => tcx.types.str_,
@@ -273,10 +326,14 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
                 .iter()
                 .nth(i as usize)
                 .map(|f| f.ty(tcx, args).skip_normalization()),
+            (ty::Adt(def, args), Proj::Variant(v, i)) if def.is_enum() => def
+                .variants()
+                .iter()
+                .nth(v as usize)
+                .and_then(|variant| variant.fields.iter().nth(i as usize))
+                .map(|f| f.ty(tcx, args).skip_normalization()),
             (ty::Tuple(tys), Proj::Field(i)) => tys.get(i as usize).copied(),
-            (ty::Closure(_, args), Proj::Field(i)) => {
-                args.as_closure().upvar_tys().get(i as usize).copied()
-            }
+            (ty::Closure(_, args), Proj::Field(i)) => args.as_closure().upvar_tys().get(i as usize).copied(),
             _ => None,
         }
     }
@@ -307,10 +364,8 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
     pub fn holds_pointers(&self, ty: Ty<'tcx>) -> bool {
         ty.walk().any(|arg| {
             arg.as_type().is_some_and(|t| {
-                matches!(
-                    t.kind(),
-                    ty::Ref(..) | ty::RawPtr(..) | ty::Dynamic(..) | ty::FnPtr(..)
-                ) || self.rs.role(t).is_some()
+                matches!(t.kind(), ty::Ref(..) | ty::RawPtr(..) | ty::Dynamic(..) | ty::FnPtr(..))
+                    || self.rs.role(t).is_some()
             })
         })
     }

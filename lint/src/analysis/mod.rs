@@ -15,7 +15,7 @@ mod resolve;
 mod set;
 mod state;
 
-pub use finding::{Access, Finding, FindingKind, InFlight, Kernel, Region, Via};
+pub use finding::{Access, Finding, FindingKind, InFlight, Kernel, Origin, Region, Via};
 pub use resolve::{Resolver, def_key};
 
 use rustc_hir::def_id::LocalDefId;

@@ -62,10 +62,7 @@ impl<'tcx> Resolver<'tcx> {
         if let Some(&cached) = self.roles.borrow().get(&did) {
             return cached;
         }
-        let role = self
-            .tables
-            .type_role(&def_key(self.tcx, did))
-            .map(|r| r.target);
+        let role = self.tables.type_role(&def_key(self.tcx, did)).map(|r| r.target);
         self.roles.borrow_mut().insert(did, role);
         role
     }
@@ -84,9 +81,7 @@ impl<'tcx> Resolver<'tcx> {
         if let Some(&cached) = self.cuda_crates.borrow().get(&krate) {
             return cached;
         }
-        let is = self
-            .tables
-            .is_cuda_crate(self.tcx.crate_name(krate).as_str());
+        let is = self.tables.is_cuda_crate(self.tcx.crate_name(krate).as_str());
         self.cuda_crates.borrow_mut().insert(krate, is);
         is
     }
@@ -95,14 +90,9 @@ impl<'tcx> Resolver<'tcx> {
         ty.walk().any(|arg| match arg.as_type().map(Ty::kind) {
             Some(ty::Adt(def, _)) => self.is_cuda_crate(def.did().krate),
             Some(ty::FnDef(def_id, _)) => {
-                self.is_cuda_crate(def_id.krate)
-                    || def_id
-                        .as_local()
-                        .is_some_and(|local| self.touches_cuda(local))
+                self.is_cuda_crate(def_id.krate) || def_id.as_local().is_some_and(|local| self.touches_cuda(local))
             }
-            Some(ty::Closure(def_id, _)) => def_id
-                .as_local()
-                .is_some_and(|local| self.touches_cuda(local)),
+            Some(ty::Closure(def_id, _)) => def_id.as_local().is_some_and(|local| self.touches_cuda(local)),
             _ => false,
         })
     }
@@ -145,10 +135,7 @@ impl<'tcx> Resolver<'tcx> {
 /// The path of a definition as the API tables spell it (see `crate::api`).
 pub fn def_key(tcx: TyCtxt<'_>, def_id: DefId) -> String {
     if let Some(impl_id) = tcx.impl_of_assoc(def_id) {
-        let self_ty = tcx
-            .type_of(impl_id)
-            .instantiate_identity()
-            .skip_normalization();
+        let self_ty = tcx.type_of(impl_id).instantiate_identity().skip_normalization();
         return format!("{}::{}", type_key(tcx, self_ty), tcx.item_name(def_id));
     }
     if let Some(trait_id) = tcx.trait_of_assoc(def_id) {

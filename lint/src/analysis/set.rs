@@ -67,11 +67,7 @@ impl<T: Id> IdSet<T> {
 
     /// Adds every item of `other`; true if anything was added.
     pub fn union_with(&mut self, other: &Self) -> bool {
-        if other
-            .items
-            .iter()
-            .all(|i| self.items.binary_search(i).is_ok())
-        {
+        if other.items.iter().all(|i| self.items.binary_search(i).is_ok()) {
             return false;
         }
         let mut merged = Vec::with_capacity(self.items.len() + other.items.len());

@@ -63,13 +63,12 @@ pub struct State {
     pub inflight_may: OpSet,
     /// Operations still running on every path.
     pub inflight_must: OpSet,
-    /// For each event object, the operations recorded before it.
+    /// For each event object, the operations recorded before it (on every path).
     pub event_covers: BTreeMap<LocId, OpSet>,
-    /// For each stream object, the operations it waits for (through events).
+    /// For each stream object, the operations it waits for through events (on every path).
     pub stream_waits: BTreeMap<LocId, OpSet>,
-    /// Host memory registered (page-locked) on some path / on every path.
-    pub registered_may: LocSet,
-    pub registered_must: LocSet,
+    /// The frame being run is returning an error (`Err`, `None`, `?`) on every path here.
+    pub returning_error: bool,
 }
 
 impl State {
@@ -79,21 +78,34 @@ impl State {
         for (loc, set) in &other.values {
             self.values.entry(*loc).or_default().union_with(set);
         }
+        // Ordering holds only if it holds on every path: an event recorded, or a wait made, on
+        // one branch orders nothing after the join, unless on the other branch the work was
+        // already finished.
+        meet(
+            &mut self.event_covers,
+            &before.inflight_may,
+            &other.event_covers,
+            &other.inflight_may,
+        );
+        meet(
+            &mut self.stream_waits,
+            &before.inflight_may,
+            &other.stream_waits,
+            &other.inflight_may,
+        );
         self.inflight_may.union_with(&other.inflight_may);
         self.inflight_must.intersect_with(&other.inflight_must);
-        for (ev, set) in &other.event_covers {
-            self.event_covers.entry(*ev).or_default().union_with(set);
-        }
-        for (s, set) in &other.stream_waits {
-            self.stream_waits.entry(*s).or_default().union_with(set);
-        }
-        self.registered_may.union_with(&other.registered_may);
-        self.registered_must.intersect_with(&other.registered_must);
+        self.returning_error &= other.returning_error;
         *self != before
     }
 
-    /// Adds an operation as running on every path from here.
+    /// Adds an operation as running on every path from here. Started again (in a loop), it is
+    /// new work: what was recorded or waited for before does not cover it.
     pub fn start(&mut self, op: OpId) {
+        let again = OpSet::single(op);
+        for covered in self.event_covers.values_mut().chain(self.stream_waits.values_mut()) {
+            covered.subtract(&again);
+        }
         self.inflight_may.insert(op);
         self.inflight_must.insert(op);
     }
@@ -107,6 +119,35 @@ impl State {
         }
         for waited in self.stream_waits.values_mut() {
             waited.subtract(ops);
+        }
+    }
+}
+
+/// The ordering facts of two paths joined: an operation is ordered after the join if, on each
+/// path, it is ordered or no longer running.
+fn meet(
+    mine: &mut BTreeMap<LocId, OpSet>,
+    mine_running: &OpSet,
+    theirs: &BTreeMap<LocId, OpSet>,
+    theirs_running: &OpSet,
+) {
+    let empty = OpSet::new();
+    let mut running = mine_running.clone();
+    running.union_with(theirs_running);
+    let keys: Vec<LocId> = mine.keys().chain(theirs.keys()).copied().collect();
+    for key in keys {
+        let a = mine.get(&key).unwrap_or(&empty);
+        let b = theirs.get(&key).unwrap_or(&empty);
+        let kept: OpSet = running
+            .iter()
+            .filter(|&op| {
+                (!mine_running.contains(op) || a.contains(op)) && (!theirs_running.contains(op) || b.contains(op))
+            })
+            .collect();
+        if kept.is_empty() {
+            mine.remove(&key);
+        } else {
+            mine.insert(key, kept);
         }
     }
 }

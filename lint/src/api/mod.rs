@@ -110,8 +110,14 @@ pub enum Effect {
     /// The return value refers to the memory or object `Arg` refers to (a view, a pointer).
     Derive(Arg),
     /// Derives like [`Effect::Derive`] and is a host access of the memory: the pointer is made
-    /// into a slice or reference the host will use (`slice::from_raw_parts`).
-    HostView(Arg),
+    /// into a slice or reference the host will use (`slice::from_raw_parts`, `_mut` to write).
+    HostView { arg: Arg, write: bool },
+    /// The return value is what `Arg` points at refers to (an iterator's next item).
+    Contents(Arg),
+    /// Reads the memory `Arg` refers to (iterating over it, say).
+    Read(Arg),
+    /// Stores `value` as an element of the collection `vec` points to (`Vec::push`).
+    Push { vec: Arg, value: Arg },
     /// The return value is the argument values moved through (`?`, `unwrap`, `into`).
     Transparent,
     /// Touches no memory contents (lengths, sizes, pointers as numbers).
@@ -125,11 +131,7 @@ pub enum Effect {
         is_async: bool,
     },
     /// A memset on a stream.
-    Memset {
-        dst: Arg,
-        stream: Arg,
-        is_async: bool,
-    },
+    Memset { dst: Arg, stream: Arg, is_async: bool },
     /// A kernel launch on a stream, with its arguments in `args`.
     Launch { kernel: Arg, stream: Arg, args: Arg },
     /// Waits for all work on a stream.

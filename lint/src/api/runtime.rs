@@ -23,10 +23,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
             "cuda_lint_runtime::context::Context::new",
             &[New(Target::Obj(ObjKind::Context))],
         ),
-        f(
-            "cuda_lint_runtime::context::Context::synchronize",
-            &[SyncContext],
-        ),
+        f("cuda_lint_runtime::context::Context::synchronize", &[SyncContext]),
         f(
             "cuda_lint_runtime::context::Context::new_stream",
             &[New(Target::Obj(ObjKind::Stream))],
@@ -63,31 +60,13 @@ pub static FAMILY: ApiFamily = ApiFamily {
             "cuda_lint_runtime::context::Context::register_host",
             &[Register { host: 1 }],
         ),
-        f(
-            "cuda_lint_runtime::context::Context::compile_ptx",
-            &[CompileSource(1)],
-        ),
-        f(
-            "cuda_lint_runtime::context::Context::load_cuda",
-            &[CompileSource(1)],
-        ),
-        f(
-            "cuda_lint_runtime::context::Context::load_module",
-            &[LoadModule(1)],
-        ),
-        f(
-            "cuda_lint_runtime::context::Context::bind_to_thread",
-            &[NoAccess],
-        ),
+        f("cuda_lint_runtime::context::Context::compile_ptx", &[CompileSource(1)]),
+        f("cuda_lint_runtime::context::Context::load_cuda", &[CompileSource(1)]),
+        f("cuda_lint_runtime::context::Context::load_module", &[LoadModule(1)]),
+        f("cuda_lint_runtime::context::Context::bind_to_thread", &[NoAccess]),
         f("cuda_lint_runtime::context::Context::device", &[NoAccess]),
-        f(
-            "cuda_lint_runtime::context::Context::vmm_supported",
-            &[NoAccess],
-        ),
-        f(
-            "cuda_lint_runtime::context::Context::vmm_granularity",
-            &[NoAccess],
-        ),
+        f("cuda_lint_runtime::context::Context::vmm_supported", &[NoAccess]),
+        f("cuda_lint_runtime::context::Context::vmm_granularity", &[NoAccess]),
         // Streams: copies, memsets, launches, ordering.
         f(
             "cuda_lint_runtime::stream::Stream::copy_htod_async",
@@ -224,24 +203,15 @@ pub static FAMILY: ApiFamily = ApiFamily {
                 SyncStream(0),
             ],
         ),
-        f(
-            "cuda_lint_runtime::stream::Stream::synchronize",
-            &[SyncStream(0)],
-        ),
+        f("cuda_lint_runtime::stream::Stream::synchronize", &[SyncStream(0)]),
         f("cuda_lint_runtime::stream::Stream::query", &[NoAccess]),
         f(
             "cuda_lint_runtime::stream::Stream::record_event",
-            &[RecordEvent {
-                event: 1,
-                stream: 0,
-            }],
+            &[RecordEvent { event: 1, stream: 0 }],
         ),
         f(
             "cuda_lint_runtime::stream::Stream::wait_event",
-            &[StreamWaitEvent {
-                stream: 0,
-                event: 1,
-            }],
+            &[StreamWaitEvent { stream: 0, event: 1 }],
         ),
         f(
             "cuda_lint_runtime::stream::Stream::launch",
@@ -252,10 +222,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
             }],
         ),
         // Events and timing.
-        f(
-            "cuda_lint_runtime::stream::Event::synchronize",
-            &[SyncEvent(0)],
-        ),
+        f("cuda_lint_runtime::stream::Event::synchronize", &[SyncEvent(0)]),
         f("cuda_lint_runtime::stream::Event::query", &[NoAccess]),
         f("cuda_lint_runtime::stream::Event::elapsed_ms", &[NoAccess]),
         f(
@@ -265,87 +232,39 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("cuda_lint_runtime::timing::EventTimer::start", &[NoAccess]),
         f(
             "cuda_lint_runtime::timing::EventTimer::stop",
-            &[RecordEvent {
-                event: 0,
-                stream: 1,
-            }],
+            &[RecordEvent { event: 0, stream: 1 }],
         ),
-        f(
-            "cuda_lint_runtime::timing::EventTimer::elapsed_ms",
-            &[SyncEvent(0)],
-        ),
+        f("cuda_lint_runtime::timing::EventTimer::elapsed_ms", &[SyncEvent(0)]),
         f("cuda_lint_runtime::timing::time_ms", &[SyncStream(0)]),
         // Kernels.
-        f(
-            "cuda_lint_runtime::kernel::Ptx::from_src",
-            &[CompileSource(0)],
-        ),
+        f("cuda_lint_runtime::kernel::Ptx::from_src", &[CompileSource(0)]),
         f(
             "cuda_lint_runtime::kernel::Module::function",
             &[GetFunction { module: 0, name: 1 }],
         ),
         // Memory handles: views and raw pointers.
         f("cuda_lint_runtime::memory::DeviceBuffer::len", &[NoAccess]),
-        f(
-            "cuda_lint_runtime::memory::DeviceBuffer::is_empty",
-            &[NoAccess],
-        ),
-        f(
-            "cuda_lint_runtime::memory::DeviceBuffer::num_bytes",
-            &[NoAccess],
-        ),
-        f(
-            "cuda_lint_runtime::memory::DeviceBuffer::device_ptr",
-            &[Derive(0)],
-        ),
-        f(
-            "cuda_lint_runtime::memory::DeviceBuffer::into_raw",
-            &[Derive(0)],
-        ),
-        f(
-            "cuda_lint_runtime::memory::DeviceBuffer::from_raw_parts",
-            &[Derive(1)],
-        ),
+        f("cuda_lint_runtime::memory::DeviceBuffer::is_empty", &[NoAccess]),
+        f("cuda_lint_runtime::memory::DeviceBuffer::num_bytes", &[NoAccess]),
+        f("cuda_lint_runtime::memory::DeviceBuffer::device_ptr", &[Derive(0)]),
+        f("cuda_lint_runtime::memory::DeviceBuffer::into_raw", &[Derive(0)]),
+        f("cuda_lint_runtime::memory::DeviceBuffer::from_raw_parts", &[Derive(1)]),
         f("cuda_lint_runtime::memory::PinnedBuffer::len", &[NoAccess]),
-        f(
-            "cuda_lint_runtime::memory::PinnedBuffer::is_empty",
-            &[NoAccess],
-        ),
-        f(
-            "cuda_lint_runtime::memory::PinnedBuffer::flags",
-            &[NoAccess],
-        ),
+        f("cuda_lint_runtime::memory::PinnedBuffer::is_empty", &[NoAccess]),
+        f("cuda_lint_runtime::memory::PinnedBuffer::flags", &[NoAccess]),
         f(
             "cuda_lint_runtime::memory::PinnedBuffer::mapped_device_ptr",
             &[Derive(0)],
         ),
         f("cuda_lint_runtime::memory::ManagedBuffer::len", &[NoAccess]),
-        f(
-            "cuda_lint_runtime::memory::ManagedBuffer::device_ptr",
-            &[Derive(0)],
-        ),
-        f(
-            "cuda_lint_runtime::memory::RegisteredHost::len",
-            &[NoAccess],
-        ),
+        f("cuda_lint_runtime::memory::ManagedBuffer::device_ptr", &[Derive(0)]),
+        f("cuda_lint_runtime::memory::RegisteredHost::len", &[NoAccess]),
         f("cuda_lint_runtime::memory::DevicePtr::as_raw", &[Derive(0)]),
-        f(
-            "cuda_lint_runtime::memory::DevicePtr::offset_bytes",
-            &[Derive(0)],
-        ),
-        f(
-            "cuda_lint_runtime::memory::DeviceMemory::device_ptr",
-            &[Derive(0)],
-        ),
-        f(
-            "cuda_lint_runtime::memory::DeviceMemory::num_bytes",
-            &[NoAccess],
-        ),
+        f("cuda_lint_runtime::memory::DevicePtr::offset_bytes", &[Derive(0)]),
+        f("cuda_lint_runtime::memory::DeviceMemory::device_ptr", &[Derive(0)]),
+        f("cuda_lint_runtime::memory::DeviceMemory::num_bytes", &[NoAccess]),
         // A pointer to the argument value itself (the `u64` inside a `DevicePtr`), not through it.
-        f(
-            "cuda_lint_runtime::kernel::KernelArg::param_ptr",
-            &[Transparent],
-        ),
+        f("cuda_lint_runtime::kernel::KernelArg::param_ptr", &[Transparent]),
         // VMM.
         f(
             "cuda_lint_runtime::vmm::PhysicalAllocation::new",
@@ -355,10 +274,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
             "cuda_lint_runtime::vmm::VirtualRange::reserve",
             &[New(Target::Obj(ObjKind::AddressRange))],
         ),
-        f(
-            "cuda_lint_runtime::vmm::VirtualRange::map",
-            &[Map { physical: 1 }],
-        ),
+        f("cuda_lint_runtime::vmm::VirtualRange::map", &[Map { physical: 1 }]),
         f(
             "cuda_lint_runtime::vmm::Mapping::unmap",
             &[New(Target::Obj(ObjKind::AddressRange))],
@@ -409,16 +325,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
             Target::Obj(ObjKind::AddressRange),
             None,
         ),
-        handle(
-            "cuda_lint_runtime::stream::Stream",
-            Target::Obj(ObjKind::Stream),
-            None,
-        ),
-        handle(
-            "cuda_lint_runtime::stream::Event",
-            Target::Obj(ObjKind::Event),
-            None,
-        ),
+        handle("cuda_lint_runtime::stream::Stream", Target::Obj(ObjKind::Stream), None),
+        handle("cuda_lint_runtime::stream::Event", Target::Obj(ObjKind::Event), None),
         handle(
             "cuda_lint_runtime::timing::EventTimer",
             Target::Obj(ObjKind::Event),
@@ -429,20 +337,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
             Target::Obj(ObjKind::Context),
             None,
         ),
-        handle(
-            "cuda_lint_runtime::kernel::Ptx",
-            Target::Obj(ObjKind::Module),
-            None,
-        ),
-        handle(
-            "cuda_lint_runtime::kernel::Module",
-            Target::Obj(ObjKind::Module),
-            None,
-        ),
-        handle(
-            "cuda_lint_runtime::kernel::Kernel",
-            Target::Obj(ObjKind::Kernel),
-            None,
-        ),
+        handle("cuda_lint_runtime::kernel::Ptx", Target::Obj(ObjKind::Module), None),
+        handle("cuda_lint_runtime::kernel::Module", Target::Obj(ObjKind::Module), None),
+        handle("cuda_lint_runtime::kernel::Kernel", Target::Obj(ObjKind::Kernel), None),
     ],
 };

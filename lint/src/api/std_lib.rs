@@ -89,8 +89,11 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("core::ptr::null", &[NoAccess]),
         f("core::ptr::null_mut", &[NoAccess]),
         // A raw pointer made into a slice the host will read or write.
-        f("core::slice::raw::from_raw_parts", &[HostView(0)]),
-        f("core::slice::raw::from_raw_parts_mut", &[HostView(0)]),
+        f("core::slice::raw::from_raw_parts", &[HostView { arg: 0, write: false }]),
+        f(
+            "core::slice::raw::from_raw_parts_mut",
+            &[HostView { arg: 0, write: true }],
+        ),
         // Sizes and lengths.
         f("[]::len", &[NoAccess]),
         f("[]::is_empty", &[NoAccess]),
@@ -106,10 +109,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("core::mem::forget", &[NoAccess]),
         // Values moved through: `?`, unwrapping, conversions, iteration set-up.
         f("core::ops::try_trait::Try::branch", &[Transparent]),
-        f(
-            "core::ops::try_trait::FromResidual::from_residual",
-            &[Transparent],
-        ),
+        f("core::ops::try_trait::FromResidual::from_residual", &[Transparent]),
         f("core::convert::From::from", &[Transparent]),
         f("core::convert::Into::into", &[Transparent]),
         f("core::convert::identity", &[Transparent]),
@@ -119,14 +119,15 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("core::option::Option::unwrap", &[Transparent]),
         f("core::option::Option::expect", &[Transparent]),
         f("core::option::Option::take", &[Transparent]),
-        f(
-            "core::iter::traits::collect::IntoIterator::into_iter",
-            &[Transparent],
-        ),
+        f("core::iter::traits::collect::IntoIterator::into_iter", &[Transparent]),
         f("core::mem::replace", &[Transparent]),
         f("core::mem::take", &[Transparent]),
         f("alloc::sync::Arc::new", &[Transparent]),
         f("alloc::rc::Rc::new", &[Transparent]),
+        // Iteration: the next item points where the iterator does, and getting it reads.
+        f("core::iter::traits::iterator::Iterator::next", &[Contents(0), Read(0)]),
+        // Collections: a pushed value becomes an element.
+        f("alloc::vec::Vec::push", &[Push { vec: 0, value: 1 }]),
         // Drops and swaps.
         f("core::mem::drop", &[DropArg(0)]),
         f("core::mem::swap", &[Swap(0, 1)]),

@@ -45,12 +45,7 @@ fn main() -> ExitCode {
     }
     if args.iter().any(|a| a == "--list") {
         for info in cuda_lint::LINTS {
-            println!(
-                "{:<36} {:<5} {}",
-                info.name(),
-                info.default_level(),
-                info.lint.desc
-            );
+            println!("{:<36} {:<5} {}", info.name(), info.default_level(), info.lint.desc);
         }
         return ExitCode::SUCCESS;
     }
@@ -67,11 +62,7 @@ fn main() -> ExitCode {
             None => {
                 eprintln!(
                     "error: unknown lint `{name}`; the lints are: {}",
-                    cuda_lint::LINTS
-                        .iter()
-                        .map(|l| l.name())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    cuda_lint::LINTS.iter().map(|l| l.name()).collect::<Vec<_>>().join(", ")
                 );
                 ExitCode::from(2)
             }
@@ -109,8 +100,8 @@ fn main() -> ExitCode {
         .env("RUSTC", sysroot.join("bin").join("rustc"))
         .env("RUSTUP_TOOLCHAIN", env!("CUDA_LINT_TOOLCHAIN"));
     // Keep the user's own build cache untouched: lint artifacts go to <target>/cuda-lint.
-    let has_target_dir = cargo_args.iter().any(|a| a.starts_with("--target-dir"))
-        || env::var_os("CARGO_TARGET_DIR").is_some();
+    let has_target_dir =
+        cargo_args.iter().any(|a| a.starts_with("--target-dir")) || env::var_os("CARGO_TARGET_DIR").is_some();
     if !has_target_dir && let Some(dir) = cuda_lint::driver_args::workspace_target_dir(&cmd) {
         cmd.env("CARGO_TARGET_DIR", dir.join("cuda-lint"));
     }

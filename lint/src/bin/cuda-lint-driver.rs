@@ -111,8 +111,7 @@ fn main() -> ExitCode {
         }
 
         // Cargo's wrapper protocol passes the path of rustc as the first argument.
-        let wrapper_mode =
-            args.get(1).map(Path::new).and_then(Path::file_stem) == Some("rustc".as_ref());
+        let wrapper_mode = args.get(1).map(Path::new).and_then(Path::file_stem) == Some("rustc".as_ref());
         if wrapper_mode {
             args.remove(1);
         }
@@ -128,8 +127,8 @@ fn main() -> ExitCode {
         // A dependency compiled with `--cap-lints allow` would show nothing: do not lint it.
         let cap_lints_allow = arg_value(&args, "--cap-lints", |v| v == "allow").is_some();
         // Cargo's info queries must stay plain rustc (cargo caches their output).
-        let info_query = has_arg(&args, "-vV")
-            || arg_value(&args, "--print", |v| v != "crate-root-lint-levels").is_some();
+        let info_query =
+            has_arg(&args, "-vV") || arg_value(&args, "--print", |v| v != "crate-root-lint-levels").is_some();
 
         if cap_lints_allow || info_query {
             rustc_driver::run_compiler(&args, &mut RustcCallbacks { args_var });
@@ -147,9 +146,7 @@ fn main() -> ExitCode {
             ]
             .map(String::from),
         );
-        args.extend(cuda_lint::driver_args::split(
-            args_var.as_deref().unwrap_or_default(),
-        ));
+        args.extend(cuda_lint::driver_args::split(args_var.as_deref().unwrap_or_default()));
         rustc_driver::run_compiler(&args, &mut LintCallbacks { args_var });
     })
 }

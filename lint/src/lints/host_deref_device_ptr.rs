@@ -1,7 +1,7 @@
 use clippy_utils::diagnostics::span_lint_hir_and_then;
 use rustc_lint::LateContext;
 
-use super::{declare_cuda_lint, named, note_via, paths_suffix};
+use super::{declare_cuda_lint, note_via, paths_suffix};
 use crate::analysis::{Finding, FindingKind};
 
 declare_cuda_lint! {
@@ -60,11 +60,7 @@ pub(super) fn report(cx: &LateContext<'_>, finding: &Finding) {
         msg,
         |diag| {
             if target.origin != finding.span {
-                let name = named(&target.name, "this memory");
-                diag.span_label(
-                    target.origin,
-                    format!("{name} is {} allocated here", target.kind.describe()),
-                );
+                diag.span_label(target.origin, super::origin_label(target, "this memory"));
             }
             note_via(diag, finding, "the access happens");
             diag.note("a device address is not valid on the host: dereferencing it reads garbage or crashes");

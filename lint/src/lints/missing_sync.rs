@@ -50,41 +50,35 @@ pub(super) fn report(cx: &LateContext<'_>, finding: &Finding) {
             "may still use it",
         ),
     };
-    let msg = format!(
-        "{verb} while an {} {uses}{}",
-        op.what,
-        paths_suffix(finding)
-    );
-    span_lint_hir_and_then(
-        cx,
-        MISSING_SYNC,
-        finding.lint_root,
-        finding.span,
-        msg,
-        |diag| {
-            let on = op
-                .stream
-                .as_ref()
-                .map(|s| format!(" on stream `{s}`"))
-                .unwrap_or_default();
-            if op.span != finding.span {
-                diag.span_label(op.span, format!("{} started here{on}", op.what));
-            }
-            note_via(diag, finding, "the access happens");
-            let how = match &op.stream {
-                Some(s) => format!("call `{s}.synchronize()`"),
-                None => "synchronize the stream".to_string(),
-            };
-            match access {
-                Access::Reuse => diag.help(
-                    "order the streams: record an event after the first work and make this stream \
+    let article = if op.what.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    let msg = format!("{verb} while {article} {} {uses}{}", op.what, paths_suffix(finding));
+    span_lint_hir_and_then(cx, MISSING_SYNC, finding.lint_root, finding.span, msg, |diag| {
+        let on = op
+            .stream
+            .as_ref()
+            .map(|s| format!(" on stream `{s}`"))
+            .unwrap_or_default();
+        if op.span != finding.span {
+            diag.span_label(op.span, format!("{} started here{on}", op.what));
+        }
+        note_via(diag, finding, "the access happens");
+        let how = match &op.stream {
+            Some(s) => format!("call `{s}.synchronize()`"),
+            None => "synchronize the stream".to_string(),
+        };
+        match access {
+            Access::Reuse => diag.help(
+                "order the streams: record an event after the first work and make this stream \
                  wait on it (`Stream::wait_event`), or synchronize in between",
-                ),
-                _ => diag.help(format!(
-                    "{how} (or wait on an event recorded after the {}) before touching {name}",
-                    op.what
-                )),
-            };
-        },
-    );
+            ),
+            _ => diag.help(format!(
+                "{how} (or wait on an event recorded after the {}) before touching {name}",
+                op.what
+            )),
+        };
+    });
 }

@@ -66,18 +66,11 @@ pub fn explain(name: &str) -> Option<String> {
         .replace('-', "_")
         .to_ascii_lowercase();
     let info = LINTS.iter().find(|l| l.short_name() == wanted)?;
-    let mut text = format!(
-        "# cuda_lint::{wanted}\n\nDefault level: {}\n\n",
-        info.default_level()
-    );
+    let mut text = format!("# cuda_lint::{wanted}\n\nDefault level: {}\n\n", info.default_level());
     for line in info.explanation.lines() {
         let line = line.strip_prefix(' ').unwrap_or(line);
         // Doc tests are marked `rust,ignore` in source; readers want plain Rust.
-        let line = if line.starts_with("```rust") {
-            "```rust"
-        } else {
-            line
-        };
+        let line = if line.starts_with("```rust") { "```rust" } else { line };
         text.push_str(line);
         text.push('\n');
     }
@@ -104,13 +97,24 @@ pub(crate) fn named(name: &Option<String>, fallback: &str) -> String {
     }
 }
 
+/// The label at a region's origin: where it was allocated, mapped or returned, or the
+/// variable or parameter that holds it.
+pub(crate) fn origin_label(region: &crate::analysis::Region, fallback: &str) -> String {
+    use crate::analysis::Origin;
+    let name = named(&region.name, fallback);
+    let kind = region.kind.describe();
+    let ty = region.ty.as_deref().map(|t| format!(" (`{t}`)")).unwrap_or_default();
+    match region.origin_kind {
+        Origin::Allocated => format!("{name} is allocated here as {kind}"),
+        Origin::Mapped => format!("{name} maps the physical allocation here"),
+        Origin::Returned => format!("{name} comes from here: {kind}{ty}"),
+        Origin::Declared => format!("{name} is {kind}{ty}"),
+    }
+}
+
 /// The suffix for findings that hold on some paths only.
 pub(crate) fn paths_suffix(finding: &Finding) -> &'static str {
-    if finding.some_paths {
-        " on some paths"
-    } else {
-        ""
-    }
+    if finding.some_paths { " on some paths" } else { "" }
 }
 
 /// Adds the note that points into a helper, when the finding was reached through one.
@@ -133,11 +137,7 @@ mod tests {
                 "### Example",
                 "Use instead:",
             ] {
-                assert!(
-                    info.explanation.contains(section),
-                    "{} lacks `{section}`",
-                    info.name()
-                );
+                assert!(info.explanation.contains(section), "{} lacks `{section}`", info.name());
             }
             assert!(explain(&info.name()).is_some());
             assert!(explain(&info.short_name().to_uppercase()).is_some());
@@ -147,10 +147,7 @@ mod tests {
 
     #[test]
     fn correctness_lints_deny_and_the_performance_lint_warns() {
-        let levels: Vec<(String, &str)> = LINTS
-            .iter()
-            .map(|l| (l.short_name(), l.default_level()))
-            .collect();
+        let levels: Vec<(String, &str)> = LINTS.iter().map(|l| (l.short_name(), l.default_level())).collect();
         assert_eq!(
             levels,
             [

@@ -42,12 +42,7 @@ declare_cuda_lint! {
 }
 
 pub(super) fn report(cx: &LateContext<'_>, finding: &Finding) {
-    let FindingKind::PageableAsyncCopy {
-        host,
-        dir,
-        host_arg,
-    } = &finding.kind
-    else {
+    let FindingKind::PageableAsyncCopy { host, dir, host_arg } = &finding.kind else {
         return;
     };
     let direction = match dir {
@@ -58,40 +53,26 @@ pub(super) fn report(cx: &LateContext<'_>, finding: &Finding) {
         "asynchronous copy {direction} pageable host memory{}",
         paths_suffix(finding)
     );
-    span_lint_hir_and_then(
-        cx,
-        PAGEABLE_ASYNC_COPY,
-        finding.lint_root,
-        finding.span,
-        msg,
-        |diag| {
-            let what = named(&host.name, "this memory");
-            let ty = host
-                .ty
-                .as_deref()
-                .map(|t| format!(" (`{t}`)"))
-                .unwrap_or_default();
-            match host_arg {
-                Some(arg) if finding.via.is_none() && *arg != finding.span => {
-                    diag.span_label(*arg, format!("{what} is pageable{ty}"));
-                }
-                _ => {}
+    span_lint_hir_and_then(cx, PAGEABLE_ASYNC_COPY, finding.lint_root, finding.span, msg, |diag| {
+        let what = named(&host.name, "this memory");
+        let ty = host.ty.as_deref().map(|t| format!(" (`{t}`)")).unwrap_or_default();
+        match host_arg {
+            Some(arg) if finding.via.is_none() && *arg != finding.span => {
+                diag.span_label(*arg, format!("{what} is pageable{ty}"));
             }
-            if host.origin != finding.span {
-                diag.span_label(
-                    host.origin,
-                    format!("{what} is allocated here as pageable memory"),
-                );
-            }
-            note_via(diag, finding, "the copy happens");
-            diag.note(
-                "the driver stages pageable memory through a pinned buffer: the call blocks until \
+            _ => {}
+        }
+        if host.origin != finding.span {
+            diag.span_label(host.origin, super::origin_label(host, "this memory"));
+        }
+        note_via(diag, finding, "the copy happens");
+        diag.note(
+            "the driver stages pageable memory through a pinned buffer: the call blocks until \
              the data is staged, and the copy cannot overlap with kernels",
-            );
-            diag.help(
-                "allocate the host buffer as pinned memory (`Context::alloc_pinned`) or page-lock \
+        );
+        diag.help(
+            "allocate the host buffer as pinned memory (`Context::alloc_pinned`) or page-lock \
              it (`Context::register_host`)",
-            );
-        },
-    );
+        );
+    });
 }

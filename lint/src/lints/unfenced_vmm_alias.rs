@@ -19,6 +19,11 @@ declare_cuda_lint! {
     /// Support"). Without it, reads through the second mapping return stale data: 32 stale reads
     /// over 50 launches on an H200, none with the fence. compute-sanitizer reports no hazard.
     ///
+    /// ### Known problems
+    /// Mappings created by one call in a loop (pushed into a `Vec`, say) are one mapping to the
+    /// analysis: two of them passed to one kernel are not told apart from one passed twice, so
+    /// that case is not reported.
+    ///
     /// ### Example
     /// ```rust,ignore
     /// // __global__ void k(int* a, const int* b, int* out) { a[i] = 1; out[i] = b[i]; }
@@ -41,81 +46,63 @@ declare_cuda_lint! {
 
 pub(super) fn report(cx: &LateContext<'_>, finding: &Finding) {
     match &finding.kind {
-        FindingKind::AliasInOneKernel {
-            first,
-            second,
-            kernel,
-        } => {
+        FindingKind::AliasInOneKernel { first, second, kernel } => {
             let msg = match kernel {
-                Kernel::Unfenced { name } => format!(
-                    "kernel `{name}` uses two mappings of one physical allocation without `fence.proxy.alias`"
-                ),
+                Kernel::Unfenced { name } => {
+                    format!("kernel `{name}` uses two mappings of one physical allocation without `fence.proxy.alias`")
+                }
                 Kernel::SourceNotVisible { name } => format!(
                     "kernel{} uses two mappings of one physical allocation, and its source is not visible to cuda-lint",
                     name.as_ref().map(|n| format!(" `{n}`")).unwrap_or_default()
                 ),
+                Kernel::NameNotConstant => "a kernel whose name is not a constant uses two mappings of one physical \
+                                            allocation: cuda-lint cannot tell whether it fences"
+                    .to_string(),
+                Kernel::NotInSource { name } => format!(
+                    "kernel `{name}` uses two mappings of one physical allocation, and cuda-lint does not find it \
+                     in the source it was compiled from"
+                ),
             };
-            span_lint_hir_and_then(
-                cx,
-                UNFENCED_VMM_ALIAS,
-                finding.lint_root,
-                finding.span,
-                msg,
-                |diag| {
-                    label_mappings(diag, finding, first, second);
-                    note_via(diag, finding, "the launch happens");
-                    diag.note(
-                        "writes through one virtual alias are not coherent with reads through \
+            span_lint_hir_and_then(cx, UNFENCED_VMM_ALIAS, finding.lint_root, finding.span, msg, |diag| {
+                label_mappings(diag, finding, first, second);
+                note_via(diag, finding, "the launch happens");
+                diag.note(
+                    "writes through one virtual alias are not coherent with reads through \
                      another until `fence.proxy.alias` executes",
-                    );
-                    match kernel {
+                );
+                match kernel {
                     Kernel::Unfenced { .. } => diag.help(
                         "execute `asm volatile(\"fence.proxy.alias;\" ::: \"memory\");` in the kernel \
                          between the accesses through the two mappings",
                     ),
-                    Kernel::SourceNotVisible { .. } => diag.help(
+                    Kernel::SourceNotVisible { .. } | Kernel::NotInSource { .. } => diag.help(
                         "make sure the kernel executes `fence.proxy.alias` between the accesses, \
                          or compile its source from a string or `include_str!` so cuda-lint can check",
                     ),
+                    Kernel::NameNotConstant => diag.help(
+                        "make sure the kernel executes `fence.proxy.alias` between the accesses, or name it \
+                         with a constant (`module.function(\"kernel\")`) so cuda-lint can check",
+                    ),
                 };
-                },
-            );
+            });
         }
-        FindingKind::AliasAcrossStreams {
-            first,
-            second,
-            other,
-        } => {
+        FindingKind::AliasAcrossStreams { first, second, other } => {
             let msg = format!(
                 "two mappings of one physical allocation are used by unordered work on different streams{}",
                 paths_suffix(finding)
             );
-            span_lint_hir_and_then(
-                cx,
-                UNFENCED_VMM_ALIAS,
-                finding.lint_root,
-                finding.span,
-                msg,
-                |diag| {
-                    label_mappings(diag, finding, first, second);
-                    if other.span != finding.span {
-                        let on = other
-                            .stream
-                            .as_ref()
-                            .map(|s| format!(" on `{s}`"))
-                            .unwrap_or_default();
-                        diag.span_label(
-                            other.span,
-                            format!("this {}{on} uses the other mapping", other.what),
-                        );
-                    }
-                    note_via(diag, finding, "the work is enqueued");
-                    diag.help(
-                        "record an event after the first work and make this stream wait on it \
+            span_lint_hir_and_then(cx, UNFENCED_VMM_ALIAS, finding.lint_root, finding.span, msg, |diag| {
+                label_mappings(diag, finding, first, second);
+                if other.span != finding.span {
+                    let on = other.stream.as_ref().map(|s| format!(" on `{s}`")).unwrap_or_default();
+                    diag.span_label(other.span, format!("this {}{on} uses the other mapping", other.what));
+                }
+                note_via(diag, finding, "the work is enqueued");
+                diag.help(
+                    "record an event after the first work and make this stream wait on it \
                      (`Stream::wait_event`), or run both on one stream",
-                    );
-                },
-            );
+                );
+            });
         }
         _ => {}
     }
@@ -128,21 +115,13 @@ fn label_mappings(
     second: &crate::analysis::Region,
 ) {
     if first.origin != finding.span {
-        diag.span_label(
-            first.origin,
-            format!(
-                "{} maps the physical allocation here",
-                named(&first.name, "one mapping")
-            ),
-        );
+        diag.span_label(first.origin, super::origin_label(first, "one mapping"));
     }
     if second.origin != finding.span && second.origin != first.origin {
-        diag.span_label(
-            second.origin,
-            format!(
-                "{} maps it again here",
-                named(&second.name, "another mapping")
-            ),
-        );
+        let label = match second.origin_kind {
+            crate::analysis::Origin::Mapped => format!("{} maps it again here", named(&second.name, "another mapping")),
+            _ => super::origin_label(second, "another mapping"),
+        };
+        diag.span_label(second.origin, label);
     }
 }

@@ -1,0 +1,84 @@
+//! Every lint has at least 15 UI cases that must fire (`fn fires_*`, each with a `//~`
+//! annotation) and 15 near-misses that must not (`fn ok_*`, with none): see ui-tests/README.md.
+#![feature(rustc_private)]
+
+// The lint crate links the compiler's shared library.
+extern crate rustc_driver;
+
+use std::path::Path;
+
+const MIN_CASES: usize = 15;
+
+/// (firing cases, near-misses) of one lint's directory; panics on a case that breaks the rules.
+fn count(dir: &Path) -> (usize, usize) {
+    let (mut fires, mut ok) = (0, 0);
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        // Split the file into top-level functions (and the methods of impl blocks).
+        let mut current: Option<(String, bool)> = None;
+        let mut current_indent = 0;
+        let mut finish = |case: Option<(String, bool)>| {
+            if let Some((name, annotated)) = case {
+                if name.starts_with("fires_") {
+                    assert!(
+                        annotated,
+                        "{}: `{name}` must fire but has no `//~` annotation",
+                        path.display()
+                    );
+                    fires += 1;
+                } else if name.starts_with("ok_") {
+                    assert!(
+                        !annotated,
+                        "{}: near-miss `{name}` carries an annotation",
+                        path.display()
+                    );
+                    ok += 1;
+                }
+            }
+        };
+        for line in text.lines() {
+            let trimmed = line.trim_start();
+            let indent = line.len() - trimmed.len();
+            // A function nested in a case (a local helper) belongs to that case.
+            let nested = current.is_some() && indent > current_indent;
+            if let Some(rest) = trimmed
+                .strip_prefix("fn ")
+                .or_else(|| trimmed.strip_prefix("async fn "))
+                && !nested
+            {
+                let name = rest
+                    .split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .next()
+                    .unwrap_or_default();
+                finish(current.take());
+                current = Some((name.to_string(), false));
+                current_indent = indent;
+            } else if trimmed.contains("//~")
+                && let Some((_, annotated)) = current.as_mut()
+            {
+                *annotated = true;
+            }
+        }
+        finish(current.take());
+    }
+    (fires, ok)
+}
+
+#[test]
+fn every_lint_has_enough_firing_cases_and_near_misses() {
+    let ui = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui-tests/ui");
+    for info in cuda_lint::LINTS {
+        let (fires, ok) = count(&ui.join(info.short_name()));
+        assert!(
+            fires >= MIN_CASES,
+            "{}: {fires} firing cases, want {MIN_CASES}",
+            info.name()
+        );
+        assert!(ok >= MIN_CASES, "{}: {ok} near-misses, want {MIN_CASES}", info.name());
+        println!("{}: {fires} firing cases, {ok} near-misses", info.name());
+    }
+}
