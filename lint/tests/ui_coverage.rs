@@ -71,7 +71,7 @@ fn count(dir: &Path) -> (usize, usize) {
 #[test]
 fn every_lint_has_enough_firing_cases_and_near_misses() {
     let ui = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui-tests/ui");
-    for info in cuda_lint::LINTS {
+    for info in cuda_lint_engine::LINTS {
         let (fires, ok) = count(&ui.join(info.short_name()));
         assert!(
             fires >= MIN_CASES,

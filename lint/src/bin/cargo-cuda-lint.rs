@@ -44,7 +44,7 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if args.iter().any(|a| a == "--list") {
-        for info in cuda_lint::LINTS {
+        for info in cuda_lint_engine::LINTS {
             println!("{:<36} {:<5} {}", info.name(), info.default_level(), info.lint.desc);
         }
         return ExitCode::SUCCESS;
@@ -54,7 +54,7 @@ fn main() -> ExitCode {
             eprintln!("error: `--explain` needs a lint name; `cargo cuda-lint --list` lists them");
             return ExitCode::from(2);
         };
-        return match cuda_lint::explain(name) {
+        return match cuda_lint_engine::explain(name) {
             Some(text) => {
                 print!("{text}");
                 ExitCode::SUCCESS
@@ -62,7 +62,7 @@ fn main() -> ExitCode {
             None => {
                 eprintln!(
                     "error: unknown lint `{name}`; the lints are: {}",
-                    cuda_lint::LINTS.iter().map(|l| l.name()).collect::<Vec<_>>().join(", ")
+                    cuda_lint_engine::LINTS.iter().map(|l| l.name()).collect::<Vec<_>>().join(", ")
                 );
                 ExitCode::from(2)
             }
@@ -95,14 +95,14 @@ fn main() -> ExitCode {
     cmd.arg("check")
         .args(cargo_args)
         .env("RUSTC_WORKSPACE_WRAPPER", &driver)
-        .env("CUDA_LINT_ARGS", cuda_lint::driver_args::join(lint_flags))
+        .env("CUDA_LINT_ARGS", cuda_lint_engine::driver_args::join(lint_flags))
         // Dependencies must be compiled by the same rustc the driver is built on.
         .env("RUSTC", sysroot.join("bin").join("rustc"))
         .env("RUSTUP_TOOLCHAIN", env!("CUDA_LINT_TOOLCHAIN"));
     // Keep the user's own build cache untouched: lint artifacts go to <target>/cuda-lint.
     let has_target_dir =
         cargo_args.iter().any(|a| a.starts_with("--target-dir")) || env::var_os("CARGO_TARGET_DIR").is_some();
-    if !has_target_dir && let Some(dir) = cuda_lint::driver_args::workspace_target_dir(&cmd) {
+    if !has_target_dir && let Some(dir) = cuda_lint_engine::driver_args::workspace_target_dir(&cmd) {
         cmd.env("CARGO_TARGET_DIR", dir.join("cuda-lint"));
     }
 

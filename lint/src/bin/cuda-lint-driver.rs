@@ -87,7 +87,7 @@ impl rustc_driver::Callbacks for LintCallbacks {
             if let Some(previous) = &previous {
                 previous(sess, store);
             }
-            cuda_lint::register_lints(sess, store);
+            cuda_lint_engine::register_lints(sess, store);
         }));
         // clippy_utils' symbol constants index into this list: it must be registered.
         config.extra_symbols = clippy_utils::sym::EXTRA_SYMBOLS.into();
@@ -146,7 +146,7 @@ fn main() -> ExitCode {
             ]
             .map(String::from),
         );
-        args.extend(cuda_lint::driver_args::split(args_var.as_deref().unwrap_or_default()));
+        args.extend(cuda_lint_engine::driver_args::split(args_var.as_deref().unwrap_or_default()));
         rustc_driver::run_compiler(&args, &mut LintCallbacks { args_var });
     })
 }
