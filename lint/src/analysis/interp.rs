@@ -23,11 +23,11 @@ use rustc_middle::ty::{self, GenericArgsRef, Instance, Ty, TyCtxt, TypeVisitable
 use rustc_span::Span;
 
 use super::finding::{Access, Finding, FindingKind, InFlight, Kernel, Origin, Region, Via};
-use super::kernel_source::{Fence, kernel_fence};
 use super::loc::{FrameId, LocId, LocKind, LocSet, Locs, Proj, Root};
 use super::resolve::Resolver;
 use super::state::{OpId, OpInfo, OpKind, OpSet, State};
 use crate::api::{Dir, Effect, FreeKind, MemKind, ObjKind, RET, Target};
+use cuda_lint_cuda_source::{Fence, kernel_fence};
 
 /// How many calls deep helpers of the crate are run inline.
 pub const MAX_INLINE_DEPTH: u32 = 3;

@@ -9,7 +9,6 @@
 
 mod finding;
 mod interp;
-pub mod kernel_source;
 mod loc;
 mod resolve;
 mod set;

@@ -62,7 +62,11 @@ fn main() -> ExitCode {
             None => {
                 eprintln!(
                     "error: unknown lint `{name}`; the lints are: {}",
-                    cuda_lint_engine::LINTS.iter().map(|l| l.name()).collect::<Vec<_>>().join(", ")
+                    cuda_lint_engine::LINTS
+                        .iter()
+                        .map(|l| l.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 );
                 ExitCode::from(2)
             }

@@ -146,7 +146,9 @@ fn main() -> ExitCode {
             ]
             .map(String::from),
         );
-        args.extend(cuda_lint_engine::driver_args::split(args_var.as_deref().unwrap_or_default()));
+        args.extend(cuda_lint_engine::driver_args::split(
+            args_var.as_deref().unwrap_or_default(),
+        ));
         rustc_driver::run_compiler(&args, &mut LintCallbacks { args_var });
     })
 }

@@ -1,4 +1,4 @@
-//! Reads CUDA C++ (or PTX) source text for what `unfenced_vmm_alias` needs to know: whether a
+//! Reads CUDA C++ (or PTX) source text, for the lint and for the macros: whether a
 //! kernel executes `fence.proxy.alias`, by itself, through a `__device__` function or PTX `.func`
 //! it calls, or through a macro. Blocks the preprocessor leaves out (`#if 0`, `#if FLAG` with
 //! `#define FLAG 0`, `#ifdef` of an undefined name) do not count.
