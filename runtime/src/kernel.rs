@@ -511,6 +511,32 @@ unsafe impl<T: KernelArg + ?Sized> KernelArg for &mut T {
     }
 }
 
+/// A kernel argument that is a device pointer to elements of `T`: what a typed kernel launch
+/// (`#[cuda_lint::kernels]` of the `cuda-lint-macros` crate) takes for a `T*` or `const T*`
+/// parameter.
+///
+/// Implemented for [`DeviceBuffer<T>`] and [`ManagedBuffer<T>`] (for their own `T` only), and
+/// for [`DevicePtr`] and [`crate::Mapping`], which are untyped device addresses, for every `T`.
+/// So `&DeviceBuffer<i32>` is not accepted where a kernel takes `float*`.
+///
+/// # Safety
+///
+/// The [`KernelArg`] value must be a device address (a `T*` kernel parameter), and, for a typed
+/// implementation, the memory it points at must hold elements of `T`.
+pub unsafe trait DeviceArg<T>: KernelArg {}
+
+// SAFETY: passed as its device pointer, to `len` elements of `T`.
+unsafe impl<T: DeviceRepr> DeviceArg<T> for DeviceBuffer<T> {}
+
+// SAFETY: passed as its device pointer, to `len` elements of `T`.
+unsafe impl<T: DeviceRepr> DeviceArg<T> for ManagedBuffer<T> {}
+
+// SAFETY: an untyped device address, passed as a `T*`.
+unsafe impl<T> DeviceArg<T> for DevicePtr {}
+
+// SAFETY: an untyped device address (the mapping's start), passed as a `T*`.
+unsafe impl<T> DeviceArg<T> for crate::vmm::Mapping {}
+
 /// The launch checks made before `cuLaunchKernel`: every dimension at least 1.
 pub(crate) fn check_launch_config(cfg: &LaunchConfig) -> Result<()> {
     let (g, b) = (cfg.grid, cfg.block);
@@ -661,5 +687,25 @@ mod tests {
         }
         let a = 1i32;
         assert_eq!(takes(&[&n, &x, &p, &a]), 4);
+    }
+
+    #[test]
+    fn device_args_are_typed_by_element() {
+        fn takes_f32(_: &impl DeviceArg<f32>) {}
+        fn takes_i32(_: &impl DeviceArg<i32>) {}
+        // Untyped device addresses are accepted for any element type. (That a
+        // `&DeviceBuffer<i32>` is not a `DeviceArg<f32>` is a compile-fail case of the macros.)
+        let p = DevicePtr::from_raw(0x1000);
+        takes_f32(&p);
+        takes_i32(&p);
+        fn typed<T: DeviceRepr>() -> bool
+        where
+            DeviceBuffer<T>: DeviceArg<T>,
+            ManagedBuffer<T>: DeviceArg<T>,
+            crate::vmm::Mapping: DeviceArg<T>,
+        {
+            true
+        }
+        assert!(typed::<f32>() && typed::<u64>());
     }
 }

@@ -50,7 +50,7 @@ pub mod vmm;
 pub use context::Context;
 pub use device::{Device, DeviceProperties, device_count, driver_version, init};
 pub use error::{Error, Result};
-pub use kernel::{Kernel, KernelArg, LaunchConfig, Module, Ptx, nvrtc_version};
+pub use kernel::{DeviceArg, Kernel, KernelArg, LaunchConfig, Module, Ptx, nvrtc_version};
 pub use memory::{
     DeviceBuffer, DeviceMemory, DevicePtr, DeviceRepr, ManagedBuffer, PinnedBuffer, PinnedFlags, RegisteredHost,
 };

@@ -21,12 +21,14 @@ const N: usize = 64 << 20;
 const TAIL: usize = 1024;
 const RUNS: i32 = 5;
 
-const SRC: &str = r#"
+/// The kernel; `#[cuda_lint::kernels]` gives it a typed launch method, `fill::Kernels::fill`.
+#[cuda_lint::kernels(source = r#"
 extern "C" __global__ void fill(int* d, size_t n, int v) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n) d[i] = v;
 }
-"#;
+"#)]
+mod fill {}
 
 /// How many of `tail` differ from `want`, and the first value of `tail`.
 fn stale_in(tail: &[i32], want: i32) -> (usize, i32) {
@@ -39,18 +41,16 @@ fn main() -> Result<(), Error> {
     let Some(ctx) = open_gpu("missing_sync_bug")? else {
         return Ok(());
     };
-    let module = ctx.load_cuda(SRC)?;
-    let fill = module.function("fill")?;
+    let k = fill::Kernels::load(&ctx)?;
     let s = ctx.new_stream()?;
-    let d = ctx.alloc::<i32>(N)?;
+    let mut d = ctx.alloc::<i32>(N)?;
     let mut h = ctx.alloc_pinned::<i32>(N)?;
     h.fill(-1);
-    let n = N as u64;
     let cfg = LaunchConfig::for_num_elems(N as u32);
     let mut stale_runs = 0;
     for r in 0..RUNS {
-        // SAFETY: `fill(int*, size_t, int)` gets a buffer of `n` ints that outlives the kernel.
-        unsafe { s.launch(&fill, cfg, &[&d, &n, &r])? };
+        // SAFETY: `fill` gets a buffer of `N` ints that outlives the kernel.
+        unsafe { k.fill(&s, cfg, &mut d, N, r)? };
         // SAFETY: `h` must be neither read nor written until the stream has been synchronized;
         // the line after this one breaks that on purpose.
         unsafe { s.copy_dtoh_async(&mut h, &d)? };

@@ -1,9 +1,16 @@
-//! Reads CUDA C++ (or PTX) source text, for the lint and for the macros: whether a
-//! kernel executes `fence.proxy.alias`, by itself, through a `__device__` function or PTX `.func`
-//! it calls, or through a macro. Blocks the preprocessor leaves out (`#if 0`, `#if FLAG` with
+//! Reads CUDA C++ (or PTX) source text, for the lint and for the macros: the signatures of the
+//! kernels ([`kernel_signatures`]), and whether a kernel executes `fence.proxy.alias`
+//! ([`kernel_fence`]), by itself, through a `__device__` function or PTX `.func` it calls, or
+//! through a macro. Blocks the preprocessor leaves out (`#if 0`, `#if FLAG` with
 //! `#define FLAG 0`, `#ifdef` of an undefined name) do not count.
+//!
+//! Nothing here panics, whatever the text (any UTF-8).
 
 use std::collections::{HashMap, HashSet};
+
+mod signature;
+
+pub use signature::{KernelParam, KernelSig, SourceError, kernel_signatures};
 
 /// What the source says of a kernel's fencing.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -271,7 +278,7 @@ fn eval_condition(cond: &str, defines: &HashMap<String, String>) -> Option<bool>
 }
 
 /// The source with `//` and `/* */` comments blanked out (string contents are kept: inline PTX
-/// lives in strings).
+/// lives in strings). Lines, and the columns of what is left, stay where they were.
 fn strip_comments(source: &str) -> String {
     let mut out = String::with_capacity(source.len());
     let mut chars = source.chars().peekable();
@@ -302,18 +309,17 @@ fn strip_comments(source: &str) -> String {
                 }
             }
             ('/', Some('*')) => {
+                // Blanked character for character, so the text after it keeps its columns.
                 chars.next();
+                out.push_str("  ");
                 let mut prev = '\0';
                 for n in chars.by_ref() {
-                    if n == '\n' {
-                        out.push('\n');
-                    }
+                    out.push(if n == '\n' { '\n' } else { ' ' });
                     if prev == '*' && n == '/' {
                         break;
                     }
                     prev = n;
                 }
-                out.push(' ');
             }
             _ => out.push(c),
         }
@@ -449,6 +455,10 @@ mod tests {
                     let text = format!("{a}{b}__global__ void k(){c}{{ f{a}(); }}{b}");
                     let _ = kernel_fence(&text, "k");
                     let _ = kernel_names(&text);
+                    let _ = kernel_signatures(&text);
+                    let _ = kernel_signatures(&format!(
+                        "extern \"C\" {a}{{ __global__ void k(float{b} x, {c}int* p{a}) {{{b}}} }}"
+                    ));
                 }
             }
         }

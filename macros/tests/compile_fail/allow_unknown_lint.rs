@@ -1,0 +1,6 @@
+#[cuda_lint::allow(missing_synch)]
+fn f() {}
+
+fn main() {
+    f();
+}

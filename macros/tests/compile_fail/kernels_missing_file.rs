@@ -1,0 +1,4 @@
+#[cuda_lint::kernels(file = "kernels/missing.cu")]
+mod k {}
+
+fn main() {}

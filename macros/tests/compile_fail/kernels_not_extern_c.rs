@@ -1,0 +1,9 @@
+#[cuda_lint::kernels(source = r#"
+__global__ void scale(float* x, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= a;
+}
+"#)]
+mod k {}
+
+fn main() {}
