@@ -1,5 +1,7 @@
 //! Every lint has at least 15 UI cases that must fire (`fn fires_*`, each with a `//~`
-//! annotation) and 15 near-misses that must not (`fn ok_*`, with none): see ui-tests/README.md.
+//! annotation) and 15 near-misses that must not (`fn ok_*`, with none), and every API family
+//! other than this project's runtime (`cudarc.rs`, `driver_ffi.rs`, `runtime_api.rs` in each
+//! lint's directory) at least 3 of each: see ui-tests/README.md.
 #![feature(rustc_private)]
 
 // The lint crate links the compiler's shared library.
@@ -8,6 +10,10 @@ extern crate rustc_driver;
 use std::path::Path;
 
 const MIN_CASES: usize = 15;
+/// Cases of each kind per lint for each API family's file.
+const MIN_FAMILY_CASES: usize = 3;
+/// The file of each API family's cases in every lint's directory.
+const FAMILY_FILES: &[&str] = &["cudarc.rs", "driver_ffi.rs", "runtime_api.rs"];
 
 /// (firing cases, near-misses) of one lint's directory; panics on a case that breaks the rules.
 fn count(dir: &Path) -> (usize, usize) {
@@ -17,6 +23,17 @@ fn count(dir: &Path) -> (usize, usize) {
         if path.extension().is_none_or(|e| e != "rs") {
             continue;
         }
+        let (f, o) = count_file(&path);
+        fires += f;
+        ok += o;
+    }
+    (fires, ok)
+}
+
+/// (firing cases, near-misses) of one file.
+fn count_file(path: &Path) -> (usize, usize) {
+    let (mut fires, mut ok) = (0, 0);
+    {
         let text = std::fs::read_to_string(&path).unwrap();
         // Split the file into top-level functions (and the methods of impl blocks).
         let mut current: Option<(String, bool)> = None;
@@ -80,5 +97,16 @@ fn every_lint_has_enough_firing_cases_and_near_misses() {
         );
         assert!(ok >= MIN_CASES, "{}: {ok} near-misses, want {MIN_CASES}", info.name());
         println!("{}: {fires} firing cases, {ok} near-misses", info.name());
+        for family in FAMILY_FILES {
+            let path = ui.join(info.short_name()).join(family);
+            assert!(path.exists(), "{} has no {family}", info.name());
+            let (fires, ok) = count_file(&path);
+            assert!(
+                fires >= MIN_FAMILY_CASES && ok >= MIN_FAMILY_CASES,
+                "{}/{family}: {fires} firing cases and {ok} near-misses, want {MIN_FAMILY_CASES} of each",
+                info.name()
+            );
+            println!("  {family}: {fires} firing cases, {ok} near-misses");
+        }
     }
 }

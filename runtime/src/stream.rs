@@ -309,6 +309,13 @@ impl Stream {
 
     /// A new `Vec` holding a copy of `src` (`cuMemcpyDtoHAsync_v2` into pageable memory, then
     /// `cuStreamSynchronize`).
+    #[cfg_attr(
+        cuda_lint,
+        allow(
+            cuda_lint::pageable_async_copy,
+            reason = "a blocking copy into a new Vec by contract; callers wanting overlap use pinned memory"
+        )
+    )]
     pub fn clone_dtoh<T: DeviceRepr>(&self, src: &DeviceBuffer<T>) -> Result<Vec<T>> {
         let len = src.len();
         let bytes = byte_len::<T>("cuMemcpyDtoHAsync_v2", len)?;

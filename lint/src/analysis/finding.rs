@@ -3,7 +3,7 @@
 use rustc_hir::HirId;
 use rustc_span::Span;
 
-use crate::api::{Dir, MemKind};
+use crate::api::{Advice, Dir, MemKind};
 
 /// A memory region as the user sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -17,6 +17,8 @@ pub struct Region {
     pub origin_kind: Origin,
     /// The type of what owns it (`Vec<f32>`, `PinnedBuffer<f32>`), when known.
     pub ty: Option<String>,
+    /// How users of the API that made it (or, if unknown, of the API in use) work with it.
+    pub advice: &'static Advice,
 }
 
 /// What a region's origin span shows.
@@ -41,6 +43,11 @@ pub struct InFlight {
     pub span: Span,
     /// The stream it runs on, by name.
     pub stream: Option<String>,
+    /// How users of the API that enqueued it wait for it.
+    pub advice: &'static Advice,
+    /// cudarc recorded no event for it because its context did not manage stream
+    /// synchronization (see `OpInfo::unrecorded_by_cudarc`).
+    pub unrecorded_by_cudarc: bool,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -72,6 +79,7 @@ pub enum FindingKind {
         host: Region,
         dir: Dir,
         host_arg: Option<Span>,
+        advice: &'static Advice,
     },
     /// The host dereferences device memory.
     HostDerefDevicePtr {

@@ -244,6 +244,15 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
         id
     }
 
+    /// The default stream of a context object: the same object each time it is asked for.
+    pub fn default_stream(&mut self, context: LocId) -> LocId {
+        let id = self.child(context, Proj::Field(u32::MAX));
+        if id != context {
+            self.data[id.0 as usize].kind = LocKind::Object(ObjKind::Stream);
+        }
+        id
+    }
+
     /// Marks an object created by a call as new memory or a new object (see
     /// [`LocData::allocated`]).
     pub fn set_allocated(&mut self, id: LocId) {

@@ -8,13 +8,16 @@ use rustc_hir::def_id::{CrateNum, DefId, LocalDefId};
 use rustc_hir::definitions::DefPathData;
 use rustc_middle::ty::{self, Ty, TyCtxt, TypeVisitableExt};
 
-use crate::api::{Effect, Tables, Target};
+use crate::api::{Entry, Tables, Target};
 
 /// Per-crate caches over the API tables.
 pub struct Resolver<'tcx> {
     pub tcx: TyCtxt<'tcx>,
     pub tables: &'static Tables,
-    keys: RefCell<FxHashMap<DefId, Option<&'static [Effect]>>>,
+    /// `CUDA_LINT_UNKNOWN_APIS=1`: print calls into CUDA crates that no table lists (to find
+    /// what a table misses on real code).
+    pub report_unknown: bool,
+    keys: RefCell<FxHashMap<DefId, Option<Entry>>>,
     roles: RefCell<FxHashMap<DefId, Option<Target>>>,
     cuda_crates: RefCell<FxHashMap<CrateNum, bool>>,
     touches: RefCell<FxHashMap<LocalDefId, bool>>,
@@ -26,6 +29,7 @@ impl<'tcx> Resolver<'tcx> {
         Resolver {
             tcx,
             tables: Tables::get(),
+            report_unknown: std::env::var_os("CUDA_LINT_UNKNOWN_APIS").is_some_and(|v| v == "1"),
             keys: RefCell::default(),
             roles: RefCell::default(),
             cuda_crates: RefCell::default(),
@@ -36,29 +40,59 @@ impl<'tcx> Resolver<'tcx> {
 
     /// The table entry of a function, by its own path or, for a trait method's implementation,
     /// by the trait method's path.
-    pub fn effects(&self, def_id: DefId) -> Option<&'static [Effect]> {
+    pub fn effects(&self, def_id: DefId) -> Option<Entry> {
         if let Some(&cached) = self.keys.borrow().get(&def_id) {
             return cached;
         }
         let tcx = self.tcx;
-        let mut found = self.tables.function(&def_key(tcx, def_id));
+        let key = def_key(tcx, def_id);
+        let mut found = self.tables.function(&key);
         if found.is_none()
-            && let Some(impl_id) = tcx.impl_of_assoc(def_id)
+            && tcx.impl_of_assoc(def_id).is_some()
             && let Some(trait_item) = tcx.associated_item(def_id).trait_item_def_id()
         {
-            let _ = impl_id;
             found = self.tables.function(&def_key(tcx, trait_item));
+        }
+        if found.is_none() {
+            found = self.c_symbol(def_id, &key);
         }
         self.keys.borrow_mut().insert(def_id, found);
         found
     }
 
+    /// A C function of the API: declared in an `extern` block (under its link name), or a
+    /// binding defined in a module of bindings named after their symbols.
+    fn c_symbol(&self, def_id: DefId, key: &str) -> Option<Entry> {
+        let tcx = self.tcx;
+        if tcx.is_foreign_item(def_id) {
+            let name = tcx
+                .codegen_fn_attrs(def_id)
+                .symbol_name
+                .unwrap_or_else(|| tcx.item_name(def_id));
+            return self.tables.symbol(name.as_str());
+        }
+        let (module, name) = key.rsplit_once("::")?;
+        if self.tables.is_symbol_module(module) {
+            self.tables.symbol(name)
+        } else {
+            None
+        }
+    }
+
     /// What values of `ty` refer to, if the tables list its type.
     pub fn role(&self, ty: Ty<'tcx>) -> Option<Target> {
-        let ty::Adt(def, _) = ty.kind() else {
+        let ty::Adt(def, args) = ty.kind() else {
             return None;
         };
         let did = def.did();
+        // A shared owner (`Arc<CudaStream>`) refers to what it shares: it is passed where the
+        // object is (`self: &Arc<Self>`). Dropping one frees nothing by itself.
+        if let Some(name) = self.tcx.get_diagnostic_name(did)
+            && matches!(name.as_str(), "Arc" | "Rc")
+            && let Some(inner) = args.types().next()
+        {
+            return self.role(inner);
+        }
         if let Some(&cached) = self.roles.borrow().get(&did) {
             return cached;
         }
@@ -90,7 +124,9 @@ impl<'tcx> Resolver<'tcx> {
         ty.walk().any(|arg| match arg.as_type().map(Ty::kind) {
             Some(ty::Adt(def, _)) => self.is_cuda_crate(def.did().krate),
             Some(ty::FnDef(def_id, _)) => {
-                self.is_cuda_crate(def_id.krate) || def_id.as_local().is_some_and(|local| self.touches_cuda(local))
+                self.is_cuda_crate(def_id.krate)
+                    || (self.tcx.is_foreign_item(*def_id) && self.effects(*def_id).is_some())
+                    || def_id.as_local().is_some_and(|local| self.touches_cuda(local))
             }
             Some(ty::Closure(def_id, _)) => def_id.as_local().is_some_and(|local| self.touches_cuda(local)),
             _ => false,
@@ -150,6 +186,8 @@ fn def_path(tcx: TyCtxt<'_>, def_id: DefId) -> String {
         out.push_str("::");
         match segment.data {
             DefPathData::Impl => out.push_str("{impl}"),
+            // `extern "C" { .. }` blocks are not a path segment.
+            DefPathData::ForeignMod => continue,
             DefPathData::Closure => out.push_str("{closure}"),
             data => match data.get_opt_name() {
                 Some(name) => out.push_str(name.as_str()),

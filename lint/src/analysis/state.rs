@@ -6,6 +6,7 @@ use rustc_span::Span;
 
 use super::loc::{FrameId, LocId, LocSet};
 use super::set::{Id, IdSet};
+use crate::api::Advice;
 
 /// An operation enqueued on a stream (a copy, a memset, a launch).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -50,6 +51,26 @@ pub struct OpInfo {
     pub streams: LocSet,
     pub reads: LocSet,
     pub writes: LocSet,
+    /// How users of the API that enqueued it wait for it or order it.
+    pub advice: &'static Advice,
+    /// cudarc would have recorded events for it, had its context managed stream
+    /// synchronization (more than one stream, event tracking on) when it was enqueued.
+    pub unrecorded_by_cudarc: bool,
+}
+
+/// A fact that may be unknown (or differ between the paths joined).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Tri {
+    #[default]
+    Unknown,
+    Yes,
+    No,
+}
+
+impl Tri {
+    fn join(self, other: Tri) -> Tri {
+        if self == other { self } else { Tri::Unknown }
+    }
 }
 
 /// The abstract state. "May" sets hold what holds on some path, "must" sets what holds on all.
@@ -69,6 +90,15 @@ pub struct State {
     pub stream_waits: BTreeMap<LocId, OpSet>,
     /// The frame being run is returning an error (`Err`, `None`, `?`) on every path here.
     pub returning_error: bool,
+    /// Operations that may not have recorded events on the memory they use (raw API calls,
+    /// and cudarc's while its context does not manage stream synchronization).
+    pub untracked: OpSet,
+    /// cudarc's context state: more than one stream created; event tracking on.
+    pub many_streams: Tri,
+    pub tracking: Tri,
+    /// Host memory page-locked in place (`cuMemHostRegister`) on every path / on some path.
+    pub registered_must: LocSet,
+    pub registered_may: LocSet,
 }
 
 impl State {
@@ -96,11 +126,17 @@ impl State {
         self.inflight_may.union_with(&other.inflight_may);
         self.inflight_must.intersect_with(&other.inflight_must);
         self.returning_error &= other.returning_error;
+        self.untracked.union_with(&other.untracked);
+        self.many_streams = self.many_streams.join(other.many_streams);
+        self.tracking = self.tracking.join(other.tracking);
+        self.registered_must.intersect_with(&other.registered_must);
+        self.registered_may.union_with(&other.registered_may);
         *self != before
     }
 
-    /// Adds an operation as running on every path from here. Started again (in a loop), it is
-    /// new work: what was recorded or waited for before does not cover it.
+    /// Adds an operation as running on every path from here, not (yet) recorded by any event.
+    /// Started again (in a loop), it is new work: what was recorded or waited for before does
+    /// not cover it.
     pub fn start(&mut self, op: OpId) {
         let again = OpSet::single(op);
         for covered in self.event_covers.values_mut().chain(self.stream_waits.values_mut()) {
@@ -108,12 +144,21 @@ impl State {
         }
         self.inflight_may.insert(op);
         self.inflight_must.insert(op);
+        self.untracked.insert(op);
+    }
+
+    /// Whether cudarc's context may be recording events (it does unless a single stream
+    /// exists or tracking is off; unknown state is taken to record, so code whose context is
+    /// made elsewhere is not flagged on a guess).
+    pub fn may_record_events(&self) -> bool {
+        self.many_streams != Tri::No && self.tracking != Tri::No
     }
 
     /// Marks operations as finished (the host waited for them).
     pub fn finish(&mut self, ops: &OpSet) {
         self.inflight_may.subtract(ops);
         self.inflight_must.subtract(ops);
+        self.untracked.subtract(ops);
         for covered in self.event_covers.values_mut() {
             covered.subtract(ops);
         }

@@ -9,6 +9,9 @@
 //! every implementation, and `[]::method`, `*const::method`, `*mut::method`, `str::method` for
 //! methods of primitive types.
 
+pub mod cuda_driver;
+pub mod cuda_runtime;
+pub mod cudarc_safe;
 pub mod runtime;
 pub mod std_lib;
 
@@ -76,6 +79,11 @@ pub enum ObjKind {
     Physical,
     /// A VMM virtual address range (`cuMemAddressReserve`).
     AddressRange,
+    /// A guard that, dropped, records the work enqueued with a device pointer (cudarc's
+    /// `SyncOnDrop`).
+    Guard,
+    /// A kernel launch being built (cudarc's `LaunchArgs`).
+    LaunchBuilder,
 }
 
 /// What a handle refers to.
@@ -91,6 +99,23 @@ pub enum Dir {
     HostToDevice,
     DeviceToHost,
     DeviceToDevice,
+    /// Decided by the kinds of the two sides (`cudaMemcpyDefault`, unified addressing).
+    Infer,
+    /// Given by a `cudaMemcpyKind` argument (`cudaMemcpyHostToDevice` = 1, `..DeviceToHost` = 2,
+    /// `..DeviceToDevice` = 3, `..Default` = 4).
+    KindArg(Arg),
+}
+
+/// Changes to a context's state that decide whether its API records events by itself (cudarc
+/// records them when more than one stream exists and event tracking is on).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ContextChange {
+    /// A new context: one stream, event tracking on.
+    New,
+    /// A second stream now exists.
+    MoreStreams,
+    TrackingOn,
+    TrackingOff,
 }
 
 /// What dropping or freeing memory does with work still using it.
@@ -100,6 +125,10 @@ pub enum FreeKind {
     Waits,
     /// Releases at once; work still using the memory reads or writes freed memory.
     Immediate,
+    /// Released in the order of the stream the memory was allocated on (`cuMemFreeAsync`, a
+    /// cudarc `CudaSlice`), after the work that recorded events on it: unordered untracked
+    /// work on another stream still using it races with the free.
+    StreamOrdered,
 }
 
 /// One thing a call does. A call may do several, in order.
@@ -160,6 +189,44 @@ pub enum Effect {
     GetFunction { module: Arg, name: Arg },
     /// The return value is a new mapping of the physical allocation in `physical`.
     Map { physical: Arg },
+    /// A new object is stored where `out` points (`cuMemAlloc(&mut ptr, bytes)`).
+    NewOut { out: Arg, target: Target },
+    /// The memory at the address `va` (from `cuMemAddressReserve`) becomes a mapping of the
+    /// physical allocation `physical` (`cuMemMap(va, size, 0, handle, 0)`).
+    MapAt { va: Arg, physical: Arg },
+    /// The new memory this call returns belongs to the stream `Arg` (freed in its order).
+    AllocatedOn(Arg),
+    /// The operation this call just enqueued records events on the memory it uses, as
+    /// cudarc does while its context manages stream synchronization.
+    TrackedByEvents,
+    /// The context's state changes (see [`ContextChange`]).
+    Context(ContextChange),
+    /// Waits for the event-recorded work that uses the memory `Arg` refers to
+    /// (`PinnedHostSlice::as_slice` synchronizes its event).
+    SyncMemory(Arg),
+    /// Returns `(pointer, guard)`: the device pointer of `mem`, and a guard that, dropped,
+    /// records the work enqueued on `stream` with it (cudarc's `device_ptr`).
+    DevicePtrGuard { mem: Arg, stream: Arg },
+    /// Returns a launch being built for `kernel` on `stream`; arguments are added with
+    /// [`Effect::Push`], and [`Effect::LaunchBuilt`] launches it.
+    LaunchBuilder { kernel: Arg, stream: Arg },
+    /// Launches what the builder `Arg` holds.
+    LaunchBuilt(Arg),
+    /// Frees the memory `mem` in the order of `stream` (`cuMemFreeAsync`).
+    FreeOnStream { mem: Arg, stream: Arg },
+    /// Page-locks the host memory `Arg` points at, in place (`cuMemHostRegister`).
+    RegisterInPlace(Arg),
+    /// Unregisters it (`cuMemHostUnregister`), which waits for the work using it.
+    UnregisterInPlace(Arg),
+    /// The return value is the default stream of the context `Arg` (the same stream each time).
+    DefaultStream(Arg),
+    /// The return value is the stream the memory `Arg` was allocated on, when known.
+    StreamOf(Arg),
+    /// New work on `stream` waits for the work enqueued on `other` so far (`join`, `fork`).
+    StreamJoin { stream: Arg, other: Arg },
+    /// What the effects before it return is stored where `Arg` points instead
+    /// (`cuModuleGetFunction(&mut f, module, name)`).
+    RetInto(Arg),
 }
 
 /// A function and what a call to it does.
@@ -167,6 +234,19 @@ pub enum Effect {
 pub struct ApiFn {
     pub path: &'static str,
     pub effects: &'static [Effect],
+}
+
+/// A table entry (for the family files).
+const fn f(path: &'static str, effects: &'static [Effect]) -> ApiFn {
+    ApiFn { path, effects }
+}
+
+/// A type whose values refer to `target`, and what dropping one does (for the family files).
+const fn handle(path: &'static str, target: Target, on_drop: Option<FreeKind>) -> ApiType {
+    ApiType {
+        path,
+        role: TypeRole { target, on_drop },
+    }
 }
 
 /// The role values of a type play.
@@ -185,23 +265,66 @@ pub struct ApiType {
     pub role: TypeRole,
 }
 
+/// How a diagnostic tells users of a family to fix what it found, in that API's own terms.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct Advice {
+    /// How to copy through pinned memory instead of pageable memory.
+    pub pinned: &'static str,
+    /// How to wait for a stream; `{stream}` stands for its name.
+    pub sync_stream: &'static str,
+    /// How to order new work on one stream after work on another.
+    pub order_streams: &'static str,
+    /// How to bring device memory to the host, and host data to the device.
+    pub copy_to_host: &'static str,
+    pub copy_to_device: &'static str,
+}
+
 /// One API family: a crate (or part of one) and its tables.
 #[derive(Debug)]
 pub struct ApiFamily {
     pub name: &'static str,
+    pub advice: Advice,
     /// Crate names whose items this family describes (as `extern crate` names).
     pub crates: &'static [&'static str],
     pub functions: &'static [ApiFn],
     pub types: &'static [ApiType],
+    /// C functions, by symbol name: they match a function of that name declared in any
+    /// `extern "C"` block (a crate's own FFI), or defined in one of `symbol_modules`.
+    pub symbols: &'static [ApiFn],
+    /// Modules whose functions are bindings named after the C symbols they call
+    /// (`cudarc::driver::sys`).
+    pub symbol_modules: &'static [&'static str],
+}
+
+impl ApiFamily {
+    /// Whether the family is a CUDA API (not the standard library).
+    pub fn is_cuda(&self) -> bool {
+        !std::ptr::eq(self, &std_lib::FAMILY)
+    }
 }
 
 /// Every family the analysis knows.
-pub static FAMILIES: &[&ApiFamily] = &[&runtime::FAMILY, &std_lib::FAMILY];
+pub static FAMILIES: &[&ApiFamily] = &[
+    &runtime::FAMILY,
+    &cudarc_safe::FAMILY,
+    &cuda_driver::FAMILY,
+    &cuda_runtime::FAMILY,
+    &std_lib::FAMILY,
+];
 
 /// All families, indexed by path.
+/// A function's effects, and the family whose table lists it.
+#[derive(Copy, Clone, Debug)]
+pub struct Entry {
+    pub effects: &'static [Effect],
+    pub family: &'static ApiFamily,
+}
+
 pub struct Tables {
-    functions: HashMap<&'static str, &'static [Effect]>,
+    functions: HashMap<&'static str, Entry>,
     types: HashMap<&'static str, TypeRole>,
+    symbols: HashMap<&'static str, Entry>,
+    symbol_modules: Vec<&'static str>,
     cuda_crates: Vec<&'static str>,
 }
 
@@ -216,25 +339,50 @@ impl Tables {
         let mut tables = Tables {
             functions: HashMap::new(),
             types: HashMap::new(),
+            symbols: HashMap::new(),
+            symbol_modules: Vec::new(),
             cuda_crates: Vec::new(),
         };
         for family in families {
             for f in family.functions {
-                let previous = tables.functions.insert(f.path, f.effects);
+                let entry = Entry {
+                    effects: f.effects,
+                    family,
+                };
+                let previous = tables.functions.insert(f.path, entry);
                 debug_assert!(previous.is_none(), "{} is listed twice", f.path);
             }
             for t in family.types {
                 tables.types.insert(t.path, t.role);
             }
-            if family.name != std_lib::FAMILY.name {
+            for f in family.symbols {
+                let entry = Entry {
+                    effects: f.effects,
+                    family,
+                };
+                let previous = tables.symbols.insert(f.path, entry);
+                debug_assert!(previous.is_none(), "symbol {} is listed twice", f.path);
+            }
+            tables.symbol_modules.extend(family.symbol_modules);
+            if family.is_cuda() {
                 tables.cuda_crates.extend(family.crates);
             }
         }
         tables
     }
 
-    pub fn function(&self, path: &str) -> Option<&'static [Effect]> {
+    pub fn function(&self, path: &str) -> Option<Entry> {
         self.functions.get(path).copied()
+    }
+
+    /// A C function by its symbol name.
+    pub fn symbol(&self, name: &str) -> Option<Entry> {
+        self.symbols.get(name).copied()
+    }
+
+    /// Whether functions of the module at `path` are bindings named after C symbols.
+    pub fn is_symbol_module(&self, path: &str) -> bool {
+        self.symbol_modules.contains(&path)
     }
 
     pub fn type_role(&self, path: &str) -> Option<TypeRole> {
@@ -256,10 +404,15 @@ mod tests {
         // Argument numbers are checked against the paths' shapes by the UI tests; here, that the
         // tables build and that no path is listed twice across families.
         let mut seen = std::collections::HashSet::new();
+        let mut symbols = std::collections::HashSet::new();
         for family in FAMILIES {
             for f in family.functions {
                 assert!(seen.insert(f.path), "{} listed twice", f.path);
                 assert!(!f.effects.is_empty(), "{} has no effect", f.path);
+            }
+            for f in family.symbols {
+                assert!(symbols.insert(f.path), "symbol {} listed twice", f.path);
+                assert!(!f.effects.is_empty(), "symbol {} has no effect", f.path);
             }
         }
         assert!(Tables::get().is_cuda_crate("cuda_lint_runtime"));

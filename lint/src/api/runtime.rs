@@ -1,21 +1,19 @@
 //! This project's runtime layer, `cuda_lint_runtime` (see `runtime/API.md`).
 
 use super::Effect::*;
-use super::{ApiFamily, ApiFn, ApiType, Dir, FreeKind, MemKind, ObjKind, RET, Target, TypeRole};
-
-const fn f(path: &'static str, effects: &'static [super::Effect]) -> ApiFn {
-    ApiFn { path, effects }
-}
-
-const fn handle(path: &'static str, target: Target, on_drop: Option<FreeKind>) -> ApiType {
-    ApiType {
-        path,
-        role: TypeRole { target, on_drop },
-    }
-}
+use super::{Advice, ApiFamily, Dir, FreeKind, MemKind, ObjKind, RET, Target, f, handle};
 
 pub static FAMILY: ApiFamily = ApiFamily {
     name: "cuda-lint-runtime",
+    advice: Advice {
+        pinned: "allocate the host buffer as pinned memory (`Context::alloc_pinned`) or page-lock it \
+                 (`Context::register_host`)",
+        sync_stream: "`{stream}.synchronize()`",
+        order_streams: "record an event after the first work and make this stream wait on it \
+                        (`Stream::wait_event`)",
+        copy_to_host: "copy the data to host memory first (`Stream::copy_dtoh` or `Stream::clone_dtoh`)",
+        copy_to_device: "write into host memory and copy it to the device (`Stream::copy_htod`)",
+    },
     crates: &["cuda_lint_runtime"],
     functions: &[
         // Context: objects, allocation, synchronization.
@@ -341,4 +339,6 @@ pub static FAMILY: ApiFamily = ApiFamily {
         handle("cuda_lint_runtime::kernel::Module", Target::Obj(ObjKind::Module), None),
         handle("cuda_lint_runtime::kernel::Kernel", Target::Obj(ObjKind::Kernel), None),
     ],
+    symbols: &[],
+    symbol_modules: &[],
 };

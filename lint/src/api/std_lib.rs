@@ -6,11 +6,7 @@
 //! do not touch memory contents.
 
 use super::Effect::*;
-use super::{ApiFamily, ApiFn, ApiType, FreeKind, MemKind, Target, TypeRole};
-
-const fn f(path: &'static str, effects: &'static [super::Effect]) -> ApiFn {
-    ApiFn { path, effects }
-}
+use super::{Advice, ApiFamily, ApiType, FreeKind, MemKind, Target, TypeRole, f};
 
 const fn pageable(path: &'static str) -> ApiType {
     ApiType {
@@ -24,6 +20,14 @@ const fn pageable(path: &'static str) -> ApiType {
 
 pub static FAMILY: ApiFamily = ApiFamily {
     name: "std",
+    // The standard library enqueues no GPU work: nothing is reported about its calls.
+    advice: Advice {
+        pinned: "",
+        sync_stream: "",
+        order_streams: "",
+        copy_to_host: "",
+        copy_to_device: "",
+    },
     crates: &["core", "alloc", "std"],
     functions: &[
         // Views: the result points into the same memory; nothing is read yet.
@@ -137,4 +141,6 @@ pub static FAMILY: ApiFamily = ApiFamily {
         pageable("alloc::boxed::Box"),
         pageable("alloc::string::String"),
     ],
+    symbols: &[],
+    symbol_modules: &[],
 };

@@ -65,9 +65,9 @@ pub(super) fn report(cx: &LateContext<'_>, finding: &Finding) {
             note_via(diag, finding, "the access happens");
             diag.note("a device address is not valid on the host: dereferencing it reads garbage or crashes");
             if *write {
-                diag.help("write into host memory and copy it to the device (`Stream::copy_htod`)");
+                diag.help(target.advice.copy_to_device);
             } else {
-                diag.help("copy the data to host memory first (`Stream::copy_dtoh` or `Stream::clone_dtoh`)");
+                diag.help(target.advice.copy_to_host);
             }
         },
     );

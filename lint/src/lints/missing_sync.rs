@@ -66,15 +66,22 @@ pub(super) fn report(cx: &LateContext<'_>, finding: &Finding) {
             diag.span_label(op.span, format!("{} started here{on}", op.what));
         }
         note_via(diag, finding, "the access happens");
+        if op.unrecorded_by_cudarc {
+            diag.note(
+                "cudarc records events for this work, and waits for them (in `as_slice`, \
+                 `as_ptr`, drops and other streams' calls), only while its context has more than \
+                 one stream and event tracking is on; here it does not",
+            );
+        }
         let how = match &op.stream {
-            Some(s) => format!("call `{s}.synchronize()`"),
+            Some(s) => format!("call {}", op.advice.sync_stream.replace("{stream}", s)),
             None => "synchronize the stream".to_string(),
         };
         match access {
-            Access::Reuse => diag.help(
-                "order the streams: record an event after the first work and make this stream \
-                 wait on it (`Stream::wait_event`), or synchronize in between",
-            ),
+            Access::Reuse => diag.help(format!(
+                "order the streams: {}, or synchronize in between",
+                op.advice.order_streams
+            )),
             _ => diag.help(format!(
                 "{how} (or wait on an event recorded after the {}) before touching {name}",
                 op.what

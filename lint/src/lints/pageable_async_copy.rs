@@ -42,7 +42,13 @@ declare_cuda_lint! {
 }
 
 pub(super) fn report(cx: &LateContext<'_>, finding: &Finding) {
-    let FindingKind::PageableAsyncCopy { host, dir, host_arg } = &finding.kind else {
+    let FindingKind::PageableAsyncCopy {
+        host,
+        dir,
+        host_arg,
+        advice,
+    } = &finding.kind
+    else {
         return;
     };
     let direction = match dir {
@@ -70,9 +76,6 @@ pub(super) fn report(cx: &LateContext<'_>, finding: &Finding) {
             "the driver stages pageable memory through a pinned buffer: the call blocks until \
              the data is staged, and the copy cannot overlap with kernels",
         );
-        diag.help(
-            "allocate the host buffer as pinned memory (`Context::alloc_pinned`) or page-lock \
-             it (`Context::register_host`)",
-        );
+        diag.help(advice.pinned);
     });
 }

@@ -98,10 +98,7 @@ pub(super) fn report(cx: &LateContext<'_>, finding: &Finding) {
                     diag.span_label(other.span, format!("this {}{on} uses the other mapping", other.what));
                 }
                 note_via(diag, finding, "the work is enqueued");
-                diag.help(
-                    "record an event after the first work and make this stream wait on it \
-                     (`Stream::wait_event`), or run both on one stream",
-                );
+                diag.help(format!("{}, or run both on one stream", other.advice.order_streams));
             });
         }
         _ => {}

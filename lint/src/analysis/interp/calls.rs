@@ -1,0 +1,388 @@
+//! Calls: to a function the tables know (their effects are applied), to a function of the crate
+//! (run inline in the caller's state), or to anything else (taken to read what it is given).
+
+#[allow(unused_imports)]
+use super::*;
+
+impl<'a, 'tcx> Interp<'a, 'tcx> {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn call(
+        &mut self,
+        f: FrameId,
+        bb: BasicBlock,
+        si: SourceInfo,
+        fn_span: Span,
+        func: &Operand<'tcx>,
+        args: &[rustc_span::Spanned<Operand<'tcx>>],
+        destination: Place<'tcx>,
+        state: &mut State,
+    ) {
+        let argvals: Vec<LocSet> = args.iter().map(|a| self.operand(f, &a.node, si, state)).collect();
+        let body = self.frames[f.0 as usize].body;
+        let func_ty = self.instantiate(f, func.ty(&body.local_decls, self.tcx));
+        let call = CallSite {
+            f,
+            bb,
+            si,
+            span: fn_span,
+            args,
+            argvals: &argvals,
+        };
+
+        let ret = if let ty::FnDef(def_id, fargs) = *func_ty.kind() {
+            let resolved = self.resolve_instance(def_id, fargs);
+            let effects = resolved
+                .and_then(|inst| self.rs.effects(inst.def_id()))
+                .or_else(|| self.rs.effects(def_id));
+            if let Some(entry) = effects {
+                let ret_ty = self.instantiate(f, destination.ty(&body.local_decls, self.tcx).ty);
+                // The CUDA API in use (what diagnostics name in their advice).
+                if entry.family.is_cuda() {
+                    self.family = entry.family;
+                }
+                self.apply(&call, entry.effects, ret_ty, state)
+            } else if let Some(ret) = self.try_inline(&call, def_id, fargs, resolved, state) {
+                ret
+            } else {
+                if self.rs.report_unknown && self.rs.is_cuda_crate(def_id.krate) && !self.reporting {
+                    eprintln!(
+                        "cuda-lint: no table entry for {}",
+                        super::super::resolve::def_key(self.tcx, def_id)
+                    );
+                }
+                self.unknown_call(&call, destination, state)
+            }
+        } else {
+            self.unknown_call(&call, destination, state)
+        };
+        if destination == Place::return_place() {
+            // `return Err(e.into())` through `?` ends in `FromResidual::from_residual`.
+            state.returning_error = matches!(*func_ty.kind(), ty::FnDef(def_id, _)
+                if self.tcx.item_name(def_id).as_str() == "from_residual");
+        }
+        self.assign(f, destination, ret, si, state);
+    }
+
+    pub(super) fn resolve_instance(&self, def_id: DefId, args: GenericArgsRef<'tcx>) -> Option<Instance<'tcx>> {
+        if args.has_escaping_bound_vars() || args.references_error() || args.has_infer() {
+            return None;
+        }
+        let args = self
+            .tcx
+            .try_normalize_erasing_regions(self.typing_env, ty::Unnormalized::new_wip(args))
+            .ok()?;
+        Instance::try_resolve(self.tcx, self.typing_env, def_id, args)
+            .ok()
+            .flatten()
+    }
+
+    /// A call to a function no table knows: it reads (or, through `&mut`, writes) the memory
+    /// its arguments refer to, and its result refers to what they did, or, if it returns a
+    /// new owner of memory (a `Vec`), to new memory.
+    pub(super) fn unknown_call(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        destination: Place<'tcx>,
+        state: &mut State,
+    ) -> Val {
+        let f = call.f;
+        self.run_passed_closures(call, state);
+        let body = self.frames[f.0 as usize].body;
+        let mut all = LocSet::new();
+        for (arg, vals) in call.args.iter().zip(call.argvals) {
+            let ty = self.instantiate(f, arg.node.ty(&body.local_decls, self.tcx));
+            all.union_with(vals);
+            // An address passed as a number is not memory read.
+            if ty.is_integral() {
+                continue;
+            }
+            let mut data = self.reach(state, vals, 2);
+            // Device memory is dereferenced only through a raw pointer passed itself
+            // (`ptr::read(p)`); a function given a device handle or a number uses CUDA calls.
+            if !ty.is_raw_ptr() {
+                data.retain(|l| !matches!(self.locs.kind(l), LocKind::Data(k) if k.is_device_only()));
+            }
+            let access = if writes_through(ty) {
+                Access::Write
+            } else {
+                Access::Read
+            };
+            self.host_access(f, &data, access, call.si, state);
+        }
+        let ret_ty = self.instantiate(f, destination.ty(&body.local_decls, self.tcx).ty);
+        let handle = peel_result(ret_ty);
+        if let Some(Target::Mem(kind)) = self.rs.role(handle)
+            && !call
+                .args
+                .iter()
+                .any(|a| self.instantiate(f, a.node.ty(&body.local_decls, self.tcx)) == ret_ty)
+        {
+            let ty = self.locs.target_ty(handle);
+            let fresh = self.locs.fresh(f, call.bb, 0, Target::Mem(kind), call.span, ty);
+            // Constructors (`vec![..]`, `Vec::new`, `collect`) allocate; other functions (a
+            // queue's `pop`) return memory made elsewhere.
+            if self.is_constructor(f, call) {
+                self.locs.set_allocated(fresh);
+            }
+            return Val::Set(LocSet::single(fresh));
+        }
+        if !self.locs.holds_pointers(ret_ty) {
+            return Val::Set(LocSet::new());
+        }
+        Val::Set(all)
+    }
+
+    /// Whether a call builds a new value (by the callee's name).
+    pub(super) fn is_constructor(&self, f: FrameId, call: &CallSite<'_, 'tcx>) -> bool {
+        const CONSTRUCTORS: &[&str] = &[
+            "new",
+            "with_capacity",
+            "from_elem",
+            "into_vec",
+            "collect",
+            "to_vec",
+            "to_owned",
+            "clone",
+            "from",
+            "into",
+            "default",
+            "from_iter",
+            "new_in",
+            "into_boxed_slice",
+        ];
+        let body = self.frames[f.0 as usize].body;
+        let TerminatorKind::Call {
+            func: Operand::Constant(c),
+            ..
+        } = &body.basic_blocks[call.bb].terminator().kind
+        else {
+            return false;
+        };
+        match *c.const_.ty().kind() {
+            ty::FnDef(def_id, _) => CONSTRUCTORS.contains(&self.tcx.item_name(def_id).as_str()),
+            _ => false,
+        }
+    }
+
+    pub(super) fn try_inline(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        def_id: DefId,
+        fargs: GenericArgsRef<'tcx>,
+        resolved: Option<Instance<'tcx>>,
+        state: &mut State,
+    ) -> Option<Val> {
+        let tcx = self.tcx;
+        let f = call.f;
+        // A closure called through `Fn*::call*`: run its body with the arguments untupled.
+        let (callee, callee_args, is_closure) = match resolved {
+            Some(inst) if matches!(inst.def, ty::InstanceKind::Item(_)) => {
+                let callee = inst.def_id();
+                (callee, Some(inst.args), tcx.is_closure_like(callee))
+            }
+            Some(_) | None => {
+                let self_ty = fargs.types().next()?;
+                match self_ty.peel_refs().kind() {
+                    ty::Closure(closure, cargs) if tcx.trait_of_assoc(def_id).is_some() => {
+                        (*closure, Some(*cargs), true)
+                    }
+                    _ => return None,
+                }
+            }
+        };
+        let local = callee.as_local()?;
+        // Nothing to learn from a helper that touches no CUDA API and gets no tracked memory.
+        if !self.rs.touches_cuda(local) && call.argvals.iter().all(LocSet::is_empty) {
+            return None;
+        }
+        let mut bindings = Vec::new();
+        if is_closure && call.args.len() == 2 {
+            // (env, (a, b, ...)): env binds to _1, the tuple's fields to _2, _3, ...
+            let env_src = self.arg_place_loc(f, &call.args[0].node, state);
+            bindings.push((1, call.argvals[0].clone(), env_src));
+            bindings.extend(self.untupled(f, &call.args[1].node, state));
+        } else {
+            for (i, (arg, vals)) in call.args.iter().zip(call.argvals).enumerate() {
+                let src = self.arg_place_loc(f, &arg.node, state);
+                bindings.push((i + 1, vals.clone(), src));
+            }
+        }
+        self.inline_body(call, callee, callee_args, &bindings, state)
+    }
+
+    /// The fields of a tuple argument (a closure's arguments), as bindings of parameters 2, 3...
+    pub(super) fn untupled(&mut self, f: FrameId, tuple_op: &Operand<'tcx>, state: &State) -> Vec<Binding> {
+        let Some(tuple) = self.arg_place_loc(f, tuple_op, state) else {
+            return Vec::new();
+        };
+        let body = self.frames[f.0 as usize].body;
+        let arity = match tuple_op.ty(&body.local_decls, self.tcx).kind() {
+            ty::Tuple(tys) => tys.len(),
+            _ => 0,
+        };
+        (0..arity)
+            .map(|i| {
+                let field = self.locs.child(tuple, Proj::Field(i as u32));
+                (i + 2, self.read_value(state, field), Some(field))
+            })
+            .collect()
+    }
+
+    /// The one location an argument operand denotes, if it is a place.
+    pub(super) fn arg_place_loc(&mut self, f: FrameId, op: &Operand<'tcx>, state: &State) -> Option<LocId> {
+        let place = op.place()?;
+        single(&self.place(f, place, state))
+    }
+
+    /// Runs a function of the crate in the caller's state, its parameters bound to the given
+    /// values (and, for aggregates, the fields of a location); `None` if it cannot be run here.
+    pub(super) fn inline_body(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        callee: DefId,
+        callee_args: Option<GenericArgsRef<'tcx>>,
+        bindings: &[Binding],
+        state: &mut State,
+    ) -> Option<Val> {
+        let tcx = self.tcx;
+        let frame = &self.frames[call.f.0 as usize];
+        if frame.depth >= MAX_INLINE_DEPTH
+            || !callee.is_local()
+            || !tcx.is_mir_available(callee)
+            || tcx.is_coroutine(callee)
+            || self.on_stack(call.f, callee)
+            || crate::analysis::resolve::has_unsatisfiable_preds(tcx, callee)
+        {
+            return None;
+        }
+        let body = tcx.optimized_mir(callee);
+        if body.basic_blocks.iter().map(|b| b.statements.len()).sum::<usize>() > MAX_INLINE_STATEMENTS {
+            return None;
+        }
+        let child = self.enter_frame(call, callee, callee_args, body);
+        let mut entry = state.clone();
+        for (param, vals, src) in bindings {
+            if *param >= body.local_decls.len() || *param > body.arg_count {
+                continue;
+            }
+            let loc = self.local_loc(child, Local::from_usize(*param));
+            self.clear(&mut entry, loc);
+            if let Some(src) = src {
+                self.copy_tree(&mut entry, *src, loc, 3);
+            }
+            self.store(&mut entry, loc, vals, true);
+        }
+        let exit = self.run_frame(child, entry, self.reporting)?;
+        *state = exit;
+        let ret_loc = self.local_loc(child, mir::RETURN_PLACE);
+        let ret_val = self.read_value(state, ret_loc);
+        // The callee's locals are dead now.
+        for local in body.local_decls.indices() {
+            if local == mir::RETURN_PLACE {
+                continue;
+            }
+            for &loc in self.locs.of_local(child, local) {
+                state.values.remove(&loc);
+            }
+        }
+        Some(Val::Tree(ret_loc, ret_val))
+    }
+
+    /// Runs the crate's closures a call we cannot see into receives (`iter.map(|x| ..)`,
+    /// `for_each`, a `&dyn Fn`): the callee is taken to call them, with arguments unknown
+    /// (except a `dyn Fn` called directly, whose arguments are the call's).
+    pub(super) fn run_passed_closures(&mut self, call: &CallSite<'_, 'tcx>, state: &mut State) {
+        let f = call.f;
+        let body = self.frames[f.0 as usize].body;
+        let mut closures: Vec<LocId> = Vec::new();
+        for (arg, vals) in call.args.iter().zip(call.argvals) {
+            let ty = self.instantiate(f, arg.node.ty(&body.local_decls, self.tcx));
+            if matches!(ty.kind(), ty::Closure(..))
+                && let Some(loc) = self.arg_place_loc(f, &arg.node, state)
+            {
+                closures.push(loc);
+            }
+            closures.extend(
+                vals.iter()
+                    .filter(|l| self.locs.get(*l).ty.is_some_and(|t| t.is_closure())),
+            );
+        }
+        closures.sort();
+        closures.dedup();
+        for closure in closures {
+            let Some(ty::Closure(def_id, cargs)) = self.locs.get(closure).ty.map(|t| *t.kind()) else {
+                continue;
+            };
+            if !def_id.is_local() || !self.tcx.is_mir_available(def_id) {
+                continue;
+            }
+            let env_by_ref = self
+                .tcx
+                .optimized_mir(def_id)
+                .local_decls
+                .get(Local::from_usize(1))
+                .is_some_and(|d| d.ty.is_ref());
+            let mut bindings = if env_by_ref {
+                vec![(1, LocSet::single(closure), None)]
+            } else {
+                vec![(1, self.read_value(state, closure), Some(closure))]
+            };
+            // `f(args)` on a `&dyn Fn`: the arguments are the call's second operand.
+            if call.args.len() == 2 && matches!(call.args[1].node.ty(&body.local_decls, self.tcx).kind(), ty::Tuple(_))
+            {
+                bindings.extend(self.untupled(f, &call.args[1].node, state));
+            }
+            let _ = self.inline_body(call, def_id, Some(cargs), &bindings, state);
+        }
+    }
+
+    pub(super) fn on_stack(&self, mut f: FrameId, callee: DefId) -> bool {
+        loop {
+            let frame = &self.frames[f.0 as usize];
+            if frame.def_id == callee {
+                return true;
+            }
+            if f == FrameId::ROOT {
+                return false;
+            }
+            f = frame.parent.unwrap_or(FrameId::ROOT);
+        }
+    }
+
+    pub(super) fn enter_frame(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        callee: DefId,
+        args: Option<GenericArgsRef<'tcx>>,
+        body: &'tcx Body<'tcx>,
+    ) -> FrameId {
+        if let Some(&id) = self.frame_index.get(&(call.f, call.bb, callee)) {
+            return id;
+        }
+        let parent = &self.frames[call.f.0 as usize];
+        let entered_from = match &parent.entered_from {
+            Some(e) => Some(e.clone()),
+            None => {
+                let name = self
+                    .tcx
+                    .opt_item_name(callee)
+                    .map_or_else(|| "a closure".to_string(), |n| format!("`{n}`"));
+                Some((call.span, self.lint_root(call.f, call.si), name))
+            }
+        };
+        let id = FrameId(self.frames.len() as u32);
+        let depth = parent.depth + 1;
+        self.frames.push(Frame {
+            body,
+            def_id: callee,
+            args,
+            depth,
+            entered_from,
+            parent: Some(call.f),
+            names: debug_names(self.tcx, body).0,
+            named_paths: debug_names(self.tcx, body).1,
+        });
+        self.frame_index.insert((call.f, call.bb, callee), id);
+        id
+    }
+}

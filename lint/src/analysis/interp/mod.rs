@@ -1,0 +1,912 @@
+//! The abstract interpretation of MIR that every lint shares.
+//!
+//! Each body is run to a fixpoint over its control-flow graph (unwind paths are not followed).
+//! Statements move values between abstract locations; calls do what the API tables say, or, for
+//! functions of the crate being linted, are run inline in the caller's state (up to
+//! [`MAX_INLINE_DEPTH`]), which is how a sync, copy or launch inside a helper counts at its
+//! call. Calls the tables do not know read (or, through `&mut`, write) what their arguments
+//! refer to. Once the fixpoint is reached, one more sweep reports findings against the final
+//! states, so "on some paths" is decided on the joined state.
+
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+use rustc_data_structures::fx::{FxHashMap, FxIndexSet};
+use rustc_hir::HirId;
+use rustc_hir::def_id::{DefId, LocalDefId};
+use rustc_index::IndexVec;
+use rustc_middle::mir::{
+    self, BasicBlock, BinOp, Body, ClearCrossCrate, Local, Operand, Place, ProjectionElem, Rvalue, SourceInfo,
+    StatementKind, TerminatorKind, VarDebugInfoContents,
+};
+use rustc_middle::ty::{self, GenericArgsRef, Instance, Ty, TyCtxt, TypeVisitableExt, TypingEnv};
+use rustc_span::Span;
+
+use super::finding::{Access, Finding, FindingKind, InFlight, Kernel, Origin, Region, Via};
+use super::loc::{FrameId, LocId, LocKind, LocSet, Locs, Proj, Root};
+use super::resolve::Resolver;
+use super::state::{OpId, OpInfo, OpKind, OpSet, State, Tri};
+use crate::api::{ApiFamily, ContextChange, Dir, Effect, FreeKind, MemKind, ObjKind, RET, Target};
+use cuda_lint_cuda_source::{Fence, kernel_fence};
+
+mod calls;
+mod checks;
+mod effects;
+mod report;
+
+/// How many calls deep helpers of the crate are run inline.
+pub const MAX_INLINE_DEPTH: u32 = 3;
+/// Helpers with more statements than this are treated as unknown calls.
+const MAX_INLINE_STATEMENTS: usize = 4000;
+/// Array literals up to this length keep their elements apart (see `Rvalue::Aggregate`).
+const MAX_ARRAY_SLOTS: usize = 32;
+/// Statements interpreted per analysed body, inlined calls included, before giving up on it
+/// (a guard against pathological bodies; no finding is reported from an abandoned body).
+const STEP_BUDGET: usize = 400_000;
+
+struct Frame<'tcx> {
+    body: &'tcx Body<'tcx>,
+    def_id: DefId,
+    /// Generic arguments of this instance (identity for the root).
+    args: Option<GenericArgsRef<'tcx>>,
+    depth: u32,
+    /// For inlined frames: the call in the root body that leads here, its lint node, and the
+    /// name of the helper it calls.
+    entered_from: Option<(Span, HirId, String)>,
+    parent: Option<FrameId>,
+    names: FxHashMap<Local, String>,
+    /// Names of places with projections (a closure's captures: `(*((*_1).0))`).
+    named_paths: Vec<(Local, Vec<Proj>, String)>,
+}
+
+/// What the analysis knows of CUDA objects beyond their kind.
+#[derive(Clone, Debug, Default)]
+struct ObjAttrs {
+    /// Modules: the CUDA sources they come from; `None` in the list: a source not visible.
+    sources: Vec<Option<Rc<str>>>,
+    /// Kernels: their names (`None`: not a constant) and modules.
+    kernel_names: Vec<Option<String>>,
+    modules: LocSet,
+    /// Mappings: the physical allocations they map.
+    physical: LocSet,
+    /// Memory: the stream it was allocated on (freed in its order). Guards: the stream they
+    /// record on. Launch builders: the stream they launch on.
+    streams: LocSet,
+    /// Guards: the memory whose use they record.
+    memory: LocSet,
+    /// Launch builders: the kernels they launch.
+    kernels: LocSet,
+    /// cudarc memory allocated while event tracking was off: no event ever covers its use.
+    no_events: bool,
+    /// The family of the API that made it.
+    family: Option<&'static ApiFamily>,
+}
+
+/// What an rvalue produces, for the assignment that stores it.
+enum Val {
+    Set(LocSet),
+    /// Per-field values of an aggregate, with the location each field is moved from (so an
+    /// aggregate nested in a field keeps its own fields).
+    Fields(Vec<(Proj, LocSet, Option<LocId>)>),
+    /// A copy of an aggregate at a location (its fields' values come along).
+    Tree(LocId, LocSet),
+}
+
+pub struct Interp<'a, 'tcx> {
+    rs: &'a Resolver<'tcx>,
+    tcx: TyCtxt<'tcx>,
+    typing_env: TypingEnv<'tcx>,
+    locs: Locs<'a, 'tcx>,
+    ops: Vec<OpInfo>,
+    op_index: FxHashMap<(FrameId, BasicBlock), OpId>,
+    frames: Vec<Frame<'tcx>>,
+    frame_index: FxHashMap<(FrameId, BasicBlock, DefId), FrameId>,
+    attrs: FxHashMap<LocId, ObjAttrs>,
+    findings: FxIndexSet<Finding>,
+    reporting: bool,
+    /// Set while applying a call whose operations record events (see `Effect::TrackedByEvents`).
+    enqueue_tracked: bool,
+    /// Set while applying a call cudarc would record events for, had its context managed
+    /// stream synchronization.
+    enqueue_would_track: bool,
+    /// The family of the call whose effects are being applied (for its advice).
+    family: &'static ApiFamily,
+    steps: usize,
+    gave_up: bool,
+    /// `CUDA_LINT_TRACE=name` prints each statement of bodies whose path contains `name`.
+    trace: bool,
+}
+
+impl<'a, 'tcx> Interp<'a, 'tcx> {
+    /// Analyses one body of the crate and returns what it found.
+    pub fn analyze(rs: &'a Resolver<'tcx>, def_id: LocalDefId) -> Vec<Finding> {
+        let tcx = rs.tcx;
+        let body = tcx.optimized_mir(def_id.to_def_id());
+        let mut interp = Interp {
+            rs,
+            tcx,
+            typing_env: TypingEnv::post_analysis(tcx, def_id),
+            locs: Locs::new(rs),
+            ops: Vec::new(),
+            op_index: FxHashMap::default(),
+            frames: Vec::new(),
+            frame_index: FxHashMap::default(),
+            attrs: FxHashMap::default(),
+            findings: FxIndexSet::default(),
+            reporting: false,
+            enqueue_tracked: false,
+            enqueue_would_track: false,
+            family: &crate::api::runtime::FAMILY,
+            steps: 0,
+            gave_up: false,
+            trace: std::env::var("CUDA_LINT_TRACE")
+                .is_ok_and(|t| !t.is_empty() && tcx.def_path_str(def_id.to_def_id()).contains(&t)),
+        };
+        interp.frames.push(Frame {
+            body,
+            def_id: def_id.to_def_id(),
+            args: None,
+            depth: 0,
+            entered_from: None,
+            parent: None,
+            names: debug_names(tcx, body).0,
+            named_paths: debug_names(tcx, body).1,
+        });
+        let _ = interp.run_frame(FrameId::ROOT, State::default(), true);
+        if interp.gave_up {
+            return Vec::new();
+        }
+        interp.findings.into_iter().collect()
+    }
+
+    /// Runs a frame to its fixpoint from `entry`; with `report`, sweeps once more reporting
+    /// findings. Returns the state at its returns (`None` if it never returns).
+    fn run_frame(&mut self, f: FrameId, entry: State, report: bool) -> Option<State> {
+        let body = self.frames[f.0 as usize].body;
+        let rpo: Vec<BasicBlock> = body.basic_blocks.reverse_postorder().to_vec();
+        let mut order: IndexVec<BasicBlock, usize> = IndexVec::from_elem_n(usize::MAX, body.basic_blocks.len());
+        for (i, bb) in rpo.iter().enumerate() {
+            order[*bb] = i;
+        }
+        let mut ins: IndexVec<BasicBlock, Option<State>> = IndexVec::from_elem_n(None, body.basic_blocks.len());
+        ins[mir::START_BLOCK] = Some(entry);
+        let mut dirty: BTreeSet<usize> = BTreeSet::from([0]);
+        let mut exit: Option<State> = None;
+        let mut error_exit: Option<State> = None;
+        let was_reporting = self.reporting;
+        self.reporting = false;
+        while let Some(i) = dirty.pop_first() {
+            if self.gave_up {
+                break;
+            }
+            let bb = rpo[i];
+            let Some(mut state) = ins[bb].clone() else { continue };
+            let mut next = self.block(f, bb, &mut state);
+            // A path that has set its result to an error only drops and returns from here: it
+            // goes to the error exit without joining (and weakening) the paths that succeed.
+            if state.returning_error {
+                next = Next::Return;
+            }
+            match next {
+                // Error returns (`Err(..)`, `?`) are kept apart: a caller goes on after a
+                // call only where it succeeded.
+                Next::Return => match if state.returning_error {
+                    &mut error_exit
+                } else {
+                    &mut exit
+                } {
+                    Some(e) => {
+                        e.join(&state);
+                    }
+                    slot @ None => *slot = Some(state),
+                },
+                Next::Blocks(succs) => {
+                    for succ in succs {
+                        let changed = match &mut ins[succ] {
+                            Some(s) => s.join(&state),
+                            slot @ None => {
+                                *slot = Some(state.clone());
+                                true
+                            }
+                        };
+                        if changed && order[succ] != usize::MAX {
+                            dirty.insert(order[succ]);
+                        }
+                    }
+                }
+            }
+        }
+        if report && !self.gave_up {
+            self.reporting = true;
+            for &bb in &rpo {
+                if let Some(state) = &ins[bb] {
+                    let mut state = state.clone();
+                    let _ = self.block(f, bb, &mut state);
+                }
+            }
+        }
+        self.reporting = was_reporting;
+        exit.or(error_exit).map(|mut e| {
+            e.returning_error = false;
+            e
+        })
+    }
+
+    fn block(&mut self, f: FrameId, bb: BasicBlock, state: &mut State) -> Next {
+        let body = self.frames[f.0 as usize].body;
+        let data = &body.basic_blocks[bb];
+        let trace = self.trace;
+        for stmt in &data.statements {
+            self.steps += 1;
+            self.statement(f, stmt, state);
+            if trace {
+                eprintln!("  {:?}/{bb:?} {stmt:?}\n      {}", f, self.show(state));
+            }
+        }
+        if trace {
+            eprintln!("  {:?}/{bb:?} {:?}", f, data.terminator().kind);
+        }
+        self.steps += 1;
+        if self.steps > STEP_BUDGET {
+            self.gave_up = true;
+            return Next::Blocks(Vec::new());
+        }
+        let term = data.terminator();
+        match &term.kind {
+            TerminatorKind::Return => return Next::Return,
+            TerminatorKind::Call {
+                func,
+                args,
+                destination,
+                target,
+                fn_span,
+                ..
+            } => {
+                self.call(f, bb, term.source_info, *fn_span, func, args, *destination, state);
+                if target.is_none() {
+                    return Next::Blocks(Vec::new());
+                }
+            }
+            TerminatorKind::TailCall { func, args, fn_span } => {
+                let ret = Place::return_place();
+                self.call(f, bb, term.source_info, *fn_span, func, args, ret, state);
+                return Next::Return;
+            }
+            TerminatorKind::Drop { place, .. } => self.drop_place(f, *place, term.source_info, state),
+            TerminatorKind::InlineAsm { operands, .. } => {
+                for op in operands {
+                    if let mir::InlineAsmOperand::In { value, .. } = op {
+                        let _ = self.operand(f, value, term.source_info, state);
+                    }
+                }
+            }
+            _ => {}
+        }
+        if trace {
+            eprintln!("      after {bb:?}: {}", self.show(state));
+        }
+        Next::Blocks(
+            term.successors()
+                .filter(|s| !body.basic_blocks[*s].is_cleanup)
+                .collect(),
+        )
+    }
+
+    fn statement(&mut self, f: FrameId, stmt: &mir::Statement<'tcx>, state: &mut State) {
+        match &stmt.kind {
+            StatementKind::Assign(box (place, rvalue)) => {
+                if *place == Place::return_place() {
+                    state.returning_error = self.is_error_variant(rvalue);
+                }
+                let val = self.rvalue(f, rvalue, stmt.source_info, state);
+                self.assign(f, *place, val, stmt.source_info, state);
+            }
+            StatementKind::StorageDead(local) => {
+                for &loc in self.locs.of_local(f, *local) {
+                    state.values.remove(&loc);
+                }
+            }
+            StatementKind::Intrinsic(box mir::NonDivergingIntrinsic::CopyNonOverlapping(c)) => {
+                let src = self.operand(f, &c.src, stmt.source_info, state);
+                let dst = self.operand(f, &c.dst, stmt.source_info, state);
+                let src = self.reach(state, &src, 0);
+                let dst = self.reach(state, &dst, 0);
+                self.host_access(f, &src, Access::Read, stmt.source_info, state);
+                self.host_access(f, &dst, Access::Write, stmt.source_info, state);
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether an rvalue builds the failure variant of an enum (`Err(..)`, `None`).
+    fn is_error_variant(&self, rvalue: &Rvalue<'tcx>) -> bool {
+        match rvalue {
+            Rvalue::Aggregate(box mir::AggregateKind::Adt(def_id, v, ..), _) => {
+                let def = self.tcx.adt_def(*def_id);
+                def.is_enum() && matches!(def.variant(*v).name.as_str(), "Err" | "None")
+            }
+            _ => false,
+        }
+    }
+
+    fn local_loc(&mut self, f: FrameId, local: Local) -> LocId {
+        let decl = &self.frames[f.0 as usize].body.local_decls[local];
+        let ty = self.instantiate(f, decl.ty);
+        self.locs.local(f, local, ty, decl.source_info.span)
+    }
+
+    fn instantiate<T>(&self, f: FrameId, value: T) -> T
+    where
+        T: ty::TypeFoldable<TyCtxt<'tcx>> + Copy,
+    {
+        match self.frames[f.0 as usize].args {
+            None => value,
+            Some(args) => self
+                .tcx
+                .try_instantiate_and_normalize_erasing_regions(args, self.typing_env, ty::EarlyBinder::bind(value))
+                .unwrap_or(value),
+        }
+    }
+
+    /// The locations a place may denote.
+    fn place(&mut self, f: FrameId, place: Place<'tcx>, state: &State) -> LocSet {
+        let mut cur = LocSet::single(self.local_loc(f, place.local));
+        // The variant a `Downcast` selected, for the field projection that follows it.
+        let mut variant = None;
+        for elem in place.projection {
+            if let ProjectionElem::Downcast(_, v) = elem {
+                variant = Some(v.as_u32());
+                continue;
+            }
+            let downcast = variant.take();
+            cur = match elem {
+                ProjectionElem::Deref => {
+                    let mut next = LocSet::new();
+                    for l in cur.iter() {
+                        next.union_with(&self.read_value(state, l));
+                    }
+                    next
+                }
+                ProjectionElem::Field(field, _) => {
+                    let proj = match downcast {
+                        Some(v) => Proj::Variant(v, field.as_u32()),
+                        None => Proj::Field(field.as_u32()),
+                    };
+                    cur.iter().map(|l| self.locs.child(l, proj)).collect()
+                }
+                ProjectionElem::Index(_) | ProjectionElem::ConstantIndex { .. } | ProjectionElem::Subslice { .. } => {
+                    cur.iter().map(|l| self.locs.child(l, Proj::Index)).collect()
+                }
+                _ => cur,
+            };
+        }
+        cur
+    }
+
+    /// What a location refers to (see [`State::values`]).
+    fn read_value(&mut self, state: &State, loc: LocId) -> LocSet {
+        if let Some(v) = state.values.get(&loc) {
+            return v.clone();
+        }
+        // An aggregate: what its fields refer to.
+        let mut acc = LocSet::new();
+        let mut found = false;
+        self.collect_fields(state, loc, &mut acc, &mut found, 3);
+        if found {
+            return acc;
+        }
+        // A field of an aggregate stored as a whole.
+        let mut cur = loc;
+        while let Some((parent, proj)) = self.locs.get(cur).parent {
+            if proj == Proj::Deref {
+                break;
+            }
+            if let Some(v) = state.values.get(&parent) {
+                return v.clone();
+            }
+            cur = parent;
+        }
+        // Its own symbolic target.
+        let data = self.locs.get(loc);
+        let pointer_like =
+            matches!(data.kind, LocKind::Handle(_)) || data.ty.is_some_and(|t| t.is_any_ptr() || t.is_box());
+        if pointer_like {
+            LocSet::single(self.locs.child(loc, Proj::Deref))
+        } else {
+            LocSet::new()
+        }
+    }
+
+    fn collect_fields(&self, state: &State, loc: LocId, acc: &mut LocSet, found: &mut bool, depth: u32) {
+        for &(proj, child) in &self.locs.get(loc).children {
+            if proj == Proj::Deref {
+                continue;
+            }
+            if let Some(v) = state.values.get(&child) {
+                acc.union_with(v);
+                *found = true;
+            } else if depth > 0 {
+                self.collect_fields(state, child, acc, found, depth - 1);
+            }
+        }
+    }
+
+    /// What the values refer to, with handles replaced by their memory or object.
+    fn derive(&mut self, state: &State, values: &LocSet) -> LocSet {
+        let mut out = LocSet::new();
+        for l in values.iter() {
+            match self.locs.kind(l) {
+                LocKind::Handle(_) => {
+                    out.union_with(&self.read_value(state, l));
+                }
+                _ => {
+                    out.insert(l);
+                }
+            }
+        }
+        out
+    }
+
+    /// Pointers derived by a view, made to point at a value of the view's result type: an
+    /// element of a slice (`Index::index` returning `&T`), or the value a wrapper holds
+    /// (`Deref` of a `MutexGuard`, a `Ref`, an `Rc`), found by following what the wrapper
+    /// points at.
+    fn narrow(&mut self, state: &State, values: &LocSet, ret_ty: Ty<'tcx>) -> LocSet {
+        let target = match peel_result(ret_ty).kind() {
+            ty::Ref(_, t, _) | ty::RawPtr(t, _) => *t,
+            _ => return values.clone(),
+        };
+        values
+            .iter()
+            .flat_map(|l| self.narrow_one(state, l, target, 3).iter().collect::<Vec<_>>())
+            .collect()
+    }
+
+    fn narrow_one(&mut self, state: &State, l: LocId, target: Ty<'tcx>, depth: u32) -> LocSet {
+        let Some(lty) = self.locs.get(l).ty else {
+            return LocSet::single(l);
+        };
+        if lty == target || depth == 0 {
+            return LocSet::single(l);
+        }
+        match (lty.kind(), self.locs.kind(l)) {
+            (ty::Slice(elem) | ty::Array(elem, _), _) if *elem == target => {
+                LocSet::single(self.locs.child(l, Proj::Index))
+            }
+            // An element of a `Vec<T>` (iterating over `&vec`).
+            (_, LocKind::Handle(Target::Mem(_)))
+                if self
+                    .locs
+                    .target_ty(lty)
+                    .is_some_and(|t| matches!(t.kind(), ty::Slice(e) if *e == target)) =>
+            {
+                let data = self.read_value(state, l);
+                data.iter().map(|d| self.locs.child(d, Proj::Index)).collect()
+            }
+            // Views of memory contents stay on the contents (`&[T]` from `&[T; N]`, `as_ptr`).
+            (_, LocKind::Data(_)) | (_, LocKind::Handle(_)) | (_, LocKind::Object(_)) => LocSet::single(l),
+            (ty::Adt(..), LocKind::Plain) => {
+                // A guard or smart pointer points at its value; `ManuallyDrop<T>` holds it.
+                if self.pointer_like(lty, 2) {
+                    let inner = self.read_value(state, l);
+                    inner
+                        .iter()
+                        .flat_map(|i| self.narrow_one(state, i, target, depth - 1).iter().collect::<Vec<_>>())
+                        .collect()
+                } else {
+                    LocSet::single(self.locs.inside(l, target))
+                }
+            }
+            _ => LocSet::single(l),
+        }
+    }
+
+    /// Whether values of `ty` point at what they give access to (`MutexGuard`, `Ref`, `Rc`,
+    /// `Box`, references) rather than holding it, judged by its fields (`depth` levels deep).
+    fn pointer_like(&self, ty: Ty<'tcx>, depth: u32) -> bool {
+        match ty.kind() {
+            ty::Ref(..) | ty::RawPtr(..) => true,
+            ty::Adt(..) if ty.is_box() => true,
+            ty::Adt(..) if self.rs.role(ty).is_some() => false,
+            ty::Adt(def, args) if depth > 0 => def
+                .all_fields()
+                .any(|f| self.pointer_like(f.ty(self.tcx, args).skip_normalization(), depth - 1)),
+            _ => false,
+        }
+    }
+
+    /// The memory reachable from `values` within `depth` more pointer hops. Numbers are not
+    /// followed: an address printed or compared is not memory read.
+    fn reach(&mut self, state: &State, values: &LocSet, depth: u32) -> LocSet {
+        self.reach_nested(state, values, depth, false, false)
+    }
+
+    /// The memory a kernel's argument reaches: a pointer to each parameter, where a parameter
+    /// may be a device address held as a number (`CUdeviceptr`).
+    fn reach_args(&mut self, state: &State, values: &LocSet) -> LocSet {
+        self.reach_nested(state, values, 3, false, true)
+    }
+
+    fn reach_nested(&mut self, state: &State, values: &LocSet, depth: u32, nested: bool, numbers: bool) -> LocSet {
+        let mut out = LocSet::new();
+        for l in values.iter() {
+            match self.locs.kind(l) {
+                LocKind::Data(_) => {
+                    out.insert(l);
+                }
+                LocKind::Handle(Target::Mem(_)) => {
+                    let data = self.read_value(state, l);
+                    out.union_with(&self.reach_nested(state, &data, 0, true, false));
+                }
+                // A raw pointer stored behind the argument (`format!("{p:?}")` gets `&p`) is
+                // an address to print or compare; only one passed itself is dereferenced.
+                LocKind::Plain
+                    if depth > 0
+                        && self.locs.get(l).ty.is_some_and(|t| {
+                            // A kernel parameter is the value itself, whatever it is (an address as
+                            // a number, or a raw pointer).
+                            (numbers && (t.is_integral() || t.is_raw_ptr()))
+                                || (!t.is_integral() && !(nested && t.is_raw_ptr()) && self.locs.holds_pointers(t))
+                        }) =>
+                {
+                    let inner = self.read_value(state, l);
+                    out.union_with(&self.reach_nested(state, &inner, depth - 1, true, numbers));
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn operand(&mut self, f: FrameId, op: &Operand<'tcx>, si: SourceInfo, state: &mut State) -> LocSet {
+        match op {
+            Operand::Copy(place) | Operand::Move(place) => {
+                let locs = self.place(f, *place, state);
+                if place.is_indirect() {
+                    self.host_access(f, &locs, Access::Read, si, state);
+                }
+                let mut v = LocSet::new();
+                for l in locs.iter() {
+                    v.union_with(&self.read_value(state, l));
+                }
+                v
+            }
+            _ => LocSet::new(),
+        }
+    }
+
+    fn rvalue(&mut self, f: FrameId, rvalue: &Rvalue<'tcx>, si: SourceInfo, state: &mut State) -> Val {
+        match rvalue {
+            Rvalue::Use(op, _) => {
+                if let Operand::Copy(place) | Operand::Move(place) = op {
+                    let locs = self.place(f, *place, state);
+                    if let Some(single) = locs.iter().next()
+                        && locs.len() == 1
+                        && self.is_aggregate(single)
+                    {
+                        if place.is_indirect() {
+                            self.host_access(f, &locs, Access::Read, si, state);
+                        }
+                        let v = self.read_value(state, single);
+                        return Val::Tree(single, v);
+                    }
+                }
+                Val::Set(self.operand(f, op, si, state))
+            }
+            Rvalue::Ref(_, _, place) | Rvalue::RawPtr(_, place) => Val::Set(self.place(f, *place, state)),
+            Rvalue::CopyForDeref(place) => {
+                let op = Operand::Copy(*place);
+                Val::Set(self.operand(f, &op, si, state))
+            }
+            Rvalue::Cast(_, op, _) => Val::Set(self.operand(f, op, si, state)),
+            Rvalue::BinaryOp(bin, box (a, b)) => {
+                let mut va = self.operand(f, a, si, state);
+                let vb = self.operand(f, b, si, state);
+                let pointer_math = matches!(
+                    bin,
+                    BinOp::Add
+                        | BinOp::AddUnchecked
+                        | BinOp::AddWithOverflow
+                        | BinOp::Sub
+                        | BinOp::SubUnchecked
+                        | BinOp::SubWithOverflow
+                        | BinOp::Offset
+                        | BinOp::BitAnd
+                        | BinOp::BitOr
+                );
+                if pointer_math {
+                    va.union_with(&vb);
+                    Val::Set(va)
+                } else {
+                    Val::Set(LocSet::new())
+                }
+            }
+            Rvalue::UnaryOp(_, op) => {
+                let _ = self.operand(f, op, si, state);
+                Val::Set(LocSet::new())
+            }
+            Rvalue::Aggregate(kind, ops) => {
+                let is_array = matches!(**kind, mir::AggregateKind::Array(_));
+                let variant = match **kind {
+                    mir::AggregateKind::Adt(def_id, v, ..) if self.tcx.adt_def(def_id).is_enum() => Some(v.as_u32()),
+                    _ => None,
+                };
+                let mut fields = Vec::with_capacity(ops.len());
+                for (i, op) in ops.iter().enumerate() {
+                    let src = self.single_aggregate(f, op, state);
+                    let v = self.operand(f, op, si, state);
+                    let proj = match variant {
+                        _ if is_array => Proj::Index,
+                        Some(v) => Proj::Variant(v, i as u32),
+                        None => Proj::Field(i as u32),
+                    };
+                    // An array literal (a launch's argument list) also keeps each slot apart,
+                    // as field `i`, besides the elements all together.
+                    if is_array && ops.len() <= MAX_ARRAY_SLOTS {
+                        fields.push((Proj::Field(i as u32), v.clone(), src));
+                    }
+                    fields.push((proj, v, src));
+                }
+                Val::Fields(fields)
+            }
+            Rvalue::Repeat(op, _) => {
+                let v = self.operand(f, op, si, state);
+                Val::Fields(vec![(Proj::Index, v, None)])
+            }
+            Rvalue::Discriminant(place) => {
+                let locs = self.place(f, *place, state);
+                if place.is_indirect() {
+                    self.host_access(f, &locs, Access::Read, si, state);
+                }
+                Val::Set(LocSet::new())
+            }
+            _ => Val::Set(LocSet::new()),
+        }
+    }
+
+    /// The one location an operand moves or copies from, when it is an aggregate.
+    fn single_aggregate(&mut self, f: FrameId, op: &Operand<'tcx>, state: &State) -> Option<LocId> {
+        let place = op.place()?;
+        let locs = self.place(f, place, state);
+        let loc = single(&locs)?;
+        self.is_aggregate(loc).then_some(loc)
+    }
+
+    /// Whether a location holds fields worth copying one by one when it is moved: a struct,
+    /// tuple, closure or array, or a variant's field whose type the path does not tell.
+    fn is_aggregate(&self, loc: LocId) -> bool {
+        let data = self.locs.get(loc);
+        matches!(data.kind, LocKind::Plain)
+            && data
+                .ty
+                .is_none_or(|t| matches!(t.kind(), ty::Adt(..) | ty::Tuple(_) | ty::Closure(..) | ty::Array(..)))
+    }
+
+    fn assign(&mut self, f: FrameId, place: Place<'tcx>, val: Val, si: SourceInfo, state: &mut State) {
+        let dests = self.place(f, place, state);
+        if place.is_indirect() {
+            self.host_access(f, &dests, Access::Write, si, state);
+        }
+        let strong = dests.len() == 1
+            && !place.is_indirect()
+            && !place
+                .projection
+                .iter()
+                .any(|p| matches!(p, ProjectionElem::Index(_) | ProjectionElem::Subslice { .. }));
+        for dest in dests.iter() {
+            if strong {
+                self.clear(state, dest);
+            }
+            match &val {
+                Val::Set(v) => self.store(state, dest, v, strong),
+                Val::Fields(fields) => {
+                    for (proj, v, src) in fields {
+                        let child = self.locs.child(dest, *proj);
+                        let strong_field = strong && *proj != Proj::Index;
+                        if let Some(src) = src {
+                            self.copy_tree(state, *src, child, 3);
+                        }
+                        self.store(state, child, v, strong_field);
+                    }
+                }
+                Val::Tree(src, v) => {
+                    self.copy_tree(state, *src, dest, 3);
+                    self.store(state, dest, v, strong);
+                }
+            }
+        }
+    }
+
+    fn store(&mut self, state: &mut State, dest: LocId, v: &LocSet, strong: bool) {
+        if strong {
+            if v.is_empty() {
+                state.values.remove(&dest);
+            } else {
+                state.values.insert(dest, v.clone());
+            }
+        } else if !v.is_empty() {
+            state.values.entry(dest).or_default().union_with(v);
+        }
+    }
+
+    /// Forgets what a location and its fields held (before a strong update).
+    fn clear(&mut self, state: &mut State, loc: LocId) {
+        state.values.remove(&loc);
+        let children: Vec<(Proj, LocId)> = self.locs.get(loc).children.clone();
+        for (proj, child) in children {
+            if proj != Proj::Deref {
+                self.clear(state, child);
+            }
+        }
+    }
+
+    /// Copies the values of `src`'s fields to the same fields of `dest`.
+    fn copy_tree(&mut self, state: &mut State, src: LocId, dest: LocId, depth: u32) {
+        if depth == 0 || src == dest {
+            return;
+        }
+        let children: Vec<(Proj, LocId)> = self.locs.get(src).children.clone();
+        for (proj, child) in children {
+            if proj == Proj::Deref {
+                continue;
+            }
+            let target = self.locs.child(dest, proj);
+            if let Some(v) = state.values.get(&child).cloned() {
+                state.values.insert(target, v);
+            }
+            self.copy_tree(state, child, target, depth - 1);
+        }
+    }
+}
+
+enum Next {
+    Return,
+    Blocks(Vec<BasicBlock>),
+}
+
+/// A parameter of an inlined body, the values bound to it, and the location whose fields it
+/// copies (for aggregates passed by value).
+type Binding = (usize, LocSet, Option<LocId>);
+
+struct CallSite<'c, 'tcx> {
+    f: FrameId,
+    bb: BasicBlock,
+    si: SourceInfo,
+    span: Span,
+    args: &'c [rustc_span::Spanned<Operand<'tcx>>],
+    argvals: &'c [LocSet],
+}
+
+fn single(set: &LocSet) -> Option<LocId> {
+    (set.len() == 1).then(|| set.iter().next()).flatten()
+}
+
+/// Names of user variables, from debug info.
+/// Names of user variables from debug info: locals, and places with projections (a closure's
+/// captured variables, `(*((*_1).0))`).
+fn debug_names(tcx: TyCtxt<'_>, body: &Body<'_>) -> (FxHashMap<Local, String>, Vec<(Local, Vec<Proj>, String)>) {
+    let source_map = tcx.sess.source_map();
+    let mut names = FxHashMap::default();
+    let mut paths = Vec::new();
+    for info in &body.var_debug_info {
+        // Variables the compiler made up (`val` of `?`, loop iterators) are no help: a real
+        // variable's span reads as its name.
+        let span = info.source_info.span;
+        let written = source_map.span_to_snippet(span).unwrap_or_default();
+        let written = written
+            .trim_start_matches('&')
+            .trim_start_matches("ref ")
+            .trim_start_matches("mut ");
+        if span.from_expansion() || written != info.name.as_str() {
+            continue;
+        }
+        let VarDebugInfoContents::Place(place) = info.value else {
+            continue;
+        };
+        if place.projection.is_empty() {
+            names.entry(place.local).or_insert_with(|| info.name.to_string());
+            continue;
+        }
+        let projs: Option<Vec<Proj>> = place
+            .projection
+            .iter()
+            .map(|p| match p {
+                ProjectionElem::Deref => Some(Proj::Deref),
+                ProjectionElem::Field(f, _) => Some(Proj::Field(f.as_u32())),
+                _ => None,
+            })
+            .collect();
+        if let Some(projs) = projs {
+            paths.push((place.local, projs, info.name.to_string()));
+        }
+    }
+    (names, paths)
+}
+
+/// Whether a callee given a value of this type may write through it.
+fn writes_through(ty: Ty<'_>) -> bool {
+    ty.walk().any(|arg| {
+        arg.as_type().is_some_and(|t| match t.kind() {
+            ty::Ref(_, _, m) | ty::RawPtr(_, m) => m.is_mut(),
+            _ => false,
+        })
+    })
+}
+
+/// `T` for `Result<T, E>` and `Option<T>`, else the type itself.
+fn peel_result(ty: Ty<'_>) -> Ty<'_> {
+    if let ty::Adt(def, args) = ty.kind()
+        && matches!(def.variants().len(), 2)
+        && let Some(first) = args.types().next()
+        && def.variants().iter().any(|v| v.fields.len() == 1)
+    {
+        return first;
+    }
+    ty
+}
+
+/// The strings a `&str` operand may hold when every value it can have is a constant (a
+/// literal, `include_str!`, a `const`), following copies between locals: one string for a
+/// constant, several when branches choose between constants, `None` when any is not one.
+fn const_strs_of<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    typing_env: TypingEnv<'tcx>,
+    body: &Body<'tcx>,
+    op: &Operand<'tcx>,
+    depth: u32,
+) -> Option<Vec<String>> {
+    const_values_of(tcx, typing_env, body, op, depth, &|tcx, env, c| {
+        let value = c.const_.eval(tcx, env, c.span).ok()?;
+        let bytes = value.try_get_slice_bytes_for_diagnostics(tcx)?;
+        String::from_utf8(bytes.to_vec()).ok()
+    })
+}
+
+/// What [`const_strs_of`] does, for any kind of constant `eval` reads.
+type EvalConst<'tcx, T> = dyn Fn(TyCtxt<'tcx>, TypingEnv<'tcx>, &mir::ConstOperand<'tcx>) -> Option<T>;
+
+fn const_values_of<'tcx, T: PartialEq>(
+    tcx: TyCtxt<'tcx>,
+    typing_env: TypingEnv<'tcx>,
+    body: &Body<'tcx>,
+    op: &Operand<'tcx>,
+    depth: u32,
+    eval: &EvalConst<'tcx, T>,
+) -> Option<Vec<T>> {
+    match op {
+        Operand::Constant(c) => eval(tcx, typing_env, c).map(|v| vec![v]),
+        Operand::Copy(place) | Operand::Move(place) if depth > 0 && place.projection.is_empty() => {
+            let mut out = Vec::new();
+            let mut assigned = false;
+            for data in body.basic_blocks.iter() {
+                for stmt in &data.statements {
+                    let StatementKind::Assign(box (dest, rv)) = &stmt.kind else {
+                        continue;
+                    };
+                    if dest.local != place.local {
+                        continue;
+                    }
+                    assigned = true;
+                    let strings = match rv {
+                        _ if !dest.projection.is_empty() => None,
+                        Rvalue::Use(inner, _) | Rvalue::Cast(_, inner, _) => {
+                            const_values_of(tcx, typing_env, body, inner, depth - 1, eval)
+                        }
+                        Rvalue::Ref(_, _, src) | Rvalue::CopyForDeref(src) if src.projection.len() <= 1 => {
+                            let copied = Operand::Copy(Place::from(src.local));
+                            const_values_of(tcx, typing_env, body, &copied, depth - 1, eval)
+                        }
+                        _ => None,
+                    }?;
+                    for s in strings {
+                        if !out.contains(&s) {
+                            out.push(s);
+                        }
+                    }
+                }
+            }
+            (assigned && !out.is_empty()).then_some(out)
+        }
+        _ => None,
+    }
+}

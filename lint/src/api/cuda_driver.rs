@@ -1,0 +1,345 @@
+//! The CUDA driver API: its C functions (through `cudarc::driver::sys`, another binding crate,
+//! or a crate's own `extern "C"` block) and cudarc's thin `driver::result` wrappers.
+//!
+//! Argument positions follow the C signatures (`cuda.h`); an output parameter (`CUdeviceptr *`,
+//! `CUstream *`) receives the new object. Streams are `CUstream` values: the null stream is
+//! no object, and work on it is taken as ordered with everything (what the legacy default
+//! stream does with blocking streams), which never reports on a guess.
+
+use super::Effect::*;
+use super::{Advice, ApiFamily, Dir, Effect, FreeKind, MemKind, ObjKind, RET, Target, f};
+
+const fn copy_async(dst: u8, src: u8, dir: Dir, stream: u8) -> Effect {
+    Copy {
+        dst,
+        src,
+        dir,
+        stream,
+        is_async: true,
+    }
+}
+
+/// A copy on the legacy default stream that returns when it is done (`cuMemcpyHtoD`).
+const fn copy_blocking(dst: u8, src: u8, dir: Dir) -> Effect {
+    Copy {
+        dst,
+        src,
+        dir,
+        stream: RET,
+        is_async: false,
+    }
+}
+
+const fn out(out: u8, target: Target) -> Effect {
+    NewOut { out, target }
+}
+
+const DEVICE: Target = Target::Mem(MemKind::Device);
+const PINNED: Target = Target::Mem(MemKind::Pinned);
+const STREAM: Target = Target::Obj(ObjKind::Stream);
+const EVENT: Target = Target::Obj(ObjKind::Event);
+
+macro_rules! result {
+    ($name:literal) => {
+        concat!("cudarc::driver::result::", $name)
+    };
+}
+
+pub static FAMILY: ApiFamily = ApiFamily {
+    name: "cuda-driver",
+    advice: Advice {
+        pinned: "allocate the host buffer with `cuMemHostAlloc` (or `cuMemAllocHost`), or page-lock it \
+                 with `cuMemHostRegister`",
+        sync_stream: "`cuStreamSynchronize({stream})`",
+        order_streams: "record an event after the first work (`cuEventRecord`) and make this stream \
+                        wait on it (`cuStreamWaitEvent`)",
+        copy_to_host: "copy the data to host memory first (`cuMemcpyDtoHAsync`, then `cuStreamSynchronize`)",
+        copy_to_device: "write into host memory and copy it to the device (`cuMemcpyHtoDAsync`)",
+    },
+    crates: &["cudarc", "cuda_driver_sys", "cust_raw", "cuda_sys"],
+    functions: &[
+        // cudarc::driver::result: safe signatures over the same calls; results are returned.
+        f(result!("init"), &[NoAccess]),
+        f(result!("ctx::synchronize"), &[SyncContext]),
+        f(result!("ctx::set_current"), &[NoAccess]),
+        f(result!("ctx::get_current"), &[NoAccess]),
+        f(result!("primary_ctx::retain"), &[New(Target::Obj(ObjKind::Context))]),
+        f(result!("primary_ctx::release"), &[NoAccess]),
+        f(result!("device::get"), &[NoAccess]),
+        f(result!("device::get_count"), &[NoAccess]),
+        f(result!("device::get_attribute"), &[NoAccess]),
+        f(result!("device::total_mem"), &[NoAccess]),
+        f(result!("stream::null"), &[NoAccess]),
+        f(result!("stream::create"), &[New(STREAM)]),
+        f(result!("stream::create_with_priority"), &[New(STREAM)]),
+        f(result!("stream::synchronize"), &[SyncStream(0)]),
+        f(result!("stream::destroy"), &[NoAccess]),
+        f(
+            result!("stream::wait_event"),
+            &[StreamWaitEvent { stream: 0, event: 1 }],
+        ),
+        f(result!("event::create"), &[New(EVENT)]),
+        f(result!("event::record"), &[RecordEvent { event: 0, stream: 1 }]),
+        f(result!("event::synchronize"), &[SyncEvent(0)]),
+        f(result!("event::query"), &[NoAccess]),
+        f(result!("event::elapsed"), &[NoAccess]),
+        f(result!("event::destroy"), &[NoAccess]),
+        f(result!("malloc_sync"), &[New(DEVICE)]),
+        f(result!("malloc_async"), &[New(DEVICE), AllocatedOn(0)]),
+        f(result!("malloc_managed"), &[New(Target::Mem(MemKind::Managed))]),
+        f(result!("malloc_host"), &[New(PINNED)]),
+        f(
+            result!("free_sync"),
+            &[Free {
+                mem: 0,
+                kind: FreeKind::Waits,
+            }],
+        ),
+        f(
+            result!("memory_free"),
+            &[Free {
+                mem: 0,
+                kind: FreeKind::Waits,
+            }],
+        ),
+        f(
+            result!("free_host"),
+            &[Free {
+                mem: 0,
+                kind: FreeKind::Waits,
+            }],
+        ),
+        f(result!("free_async"), &[FreeOnStream { mem: 0, stream: 1 }]),
+        f(
+            result!("memset_d8_async"),
+            &[Memset {
+                dst: 0,
+                stream: 3,
+                is_async: true,
+            }],
+        ),
+        f(
+            result!("memset_d8_sync"),
+            &[
+                Memset {
+                    dst: 0,
+                    stream: RET,
+                    is_async: false,
+                },
+                SyncContext,
+            ],
+        ),
+        f(result!("memcpy_htod_async"), &[copy_async(0, 1, Dir::HostToDevice, 2)]),
+        f(result!("memcpy_dtoh_async"), &[copy_async(0, 1, Dir::DeviceToHost, 2)]),
+        f(
+            result!("memcpy_dtod_async"),
+            &[copy_async(0, 1, Dir::DeviceToDevice, 3)],
+        ),
+        f(
+            result!("memcpy_peer_async"),
+            &[copy_async(1, 3, Dir::DeviceToDevice, 5)],
+        ),
+        f(
+            result!("memcpy_htod_sync"),
+            &[copy_blocking(0, 1, Dir::HostToDevice), SyncContext],
+        ),
+        f(
+            result!("memcpy_dtoh_sync"),
+            &[copy_blocking(0, 1, Dir::DeviceToHost), SyncContext],
+        ),
+        f(
+            result!("memcpy_dtod_sync"),
+            &[copy_blocking(0, 1, Dir::DeviceToDevice), SyncContext],
+        ),
+        f(result!("mem_get_info"), &[NoAccess]),
+        f(result!("module::load_data"), &[New(Target::Obj(ObjKind::Module))]),
+        f(result!("module::load"), &[New(Target::Obj(ObjKind::Module))]),
+        f(result!("module::get_function"), &[GetFunction { module: 0, name: 1 }]),
+        f(result!("module::unload"), &[NoAccess]),
+        f(
+            result!("launch_kernel"),
+            &[Launch {
+                kernel: 0,
+                stream: 4,
+                args: 5,
+            }],
+        ),
+        f(
+            result!("launch_cooperative_kernel"),
+            &[Launch {
+                kernel: 0,
+                stream: 4,
+                args: 5,
+            }],
+        ),
+    ],
+    types: &[],
+    symbols: &[
+        // Initialization, devices, contexts.
+        f("cuInit", &[NoAccess]),
+        f("cuDriverGetVersion", &[NoAccess]),
+        f("cuDeviceGet", &[NoAccess]),
+        f("cuDeviceGetCount", &[NoAccess]),
+        f("cuDeviceGetName", &[NoAccess]),
+        f("cuDeviceGetAttribute", &[NoAccess]),
+        f("cuDeviceTotalMem_v2", &[NoAccess]),
+        f("cuDevicePrimaryCtxRetain", &[out(0, Target::Obj(ObjKind::Context))]),
+        f("cuDevicePrimaryCtxRelease_v2", &[NoAccess]),
+        f("cuCtxCreate_v2", &[out(0, Target::Obj(ObjKind::Context))]),
+        f("cuCtxCreate_v4", &[out(0, Target::Obj(ObjKind::Context))]),
+        f("cuCtxDestroy_v2", &[SyncContext]),
+        f("cuCtxSetCurrent", &[NoAccess]),
+        f("cuCtxGetCurrent", &[NoAccess]),
+        f("cuCtxPushCurrent_v2", &[NoAccess]),
+        f("cuCtxPopCurrent_v2", &[NoAccess]),
+        f("cuCtxSynchronize", &[SyncContext]),
+        f("cuMemGetInfo_v2", &[NoAccess]),
+        // Allocation and release.
+        f("cuMemAlloc_v2", &[out(0, DEVICE)]),
+        f("cuMemAllocPitch_v2", &[out(0, DEVICE)]),
+        f("cuMemAllocAsync", &[out(0, DEVICE), AllocatedOn(2)]),
+        f("cuMemAllocFromPoolAsync", &[out(0, DEVICE), AllocatedOn(3)]),
+        f("cuMemAllocManaged", &[out(0, Target::Mem(MemKind::Managed))]),
+        f("cuMemAllocHost_v2", &[out(0, PINNED)]),
+        f("cuMemHostAlloc", &[out(0, PINNED)]),
+        f(
+            "cuMemFree_v2",
+            &[Free {
+                mem: 0,
+                kind: FreeKind::Waits,
+            }],
+        ),
+        f(
+            "cuMemFreeHost",
+            &[Free {
+                mem: 0,
+                kind: FreeKind::Waits,
+            }],
+        ),
+        f("cuMemFreeAsync", &[FreeOnStream { mem: 0, stream: 1 }]),
+        f("cuMemHostRegister_v2", &[RegisterInPlace(0)]),
+        f("cuMemHostUnregister", &[UnregisterInPlace(0)]),
+        f("cuMemHostGetDevicePointer_v2", &[NoAccess]),
+        f("cuMemGetAddressRange_v2", &[NoAccess]),
+        f("cuPointerGetAttribute", &[NoAccess]),
+        f("cuMemPrefetchAsync", &[NoAccess]),
+        f("cuMemPrefetchAsync_v2", &[NoAccess]),
+        f("cuMemAdvise", &[NoAccess]),
+        f("cuMemAdvise_v2", &[NoAccess]),
+        // Copies and memsets.
+        f("cuMemcpyHtoDAsync_v2", &[copy_async(0, 1, Dir::HostToDevice, 3)]),
+        f("cuMemcpyDtoHAsync_v2", &[copy_async(0, 1, Dir::DeviceToHost, 3)]),
+        f("cuMemcpyDtoDAsync_v2", &[copy_async(0, 1, Dir::DeviceToDevice, 3)]),
+        f("cuMemcpyAsync", &[copy_async(0, 1, Dir::Infer, 3)]),
+        f("cuMemcpyPeerAsync", &[copy_async(0, 2, Dir::DeviceToDevice, 5)]),
+        f(
+            "cuMemcpyHtoD_v2",
+            &[copy_blocking(0, 1, Dir::HostToDevice), SyncContext],
+        ),
+        f(
+            "cuMemcpyDtoH_v2",
+            &[copy_blocking(0, 1, Dir::DeviceToHost), SyncContext],
+        ),
+        f(
+            "cuMemcpyDtoD_v2",
+            &[copy_blocking(0, 1, Dir::DeviceToDevice), SyncContext],
+        ),
+        f("cuMemcpy", &[copy_blocking(0, 1, Dir::Infer), SyncContext]),
+        f(
+            "cuMemsetD8Async",
+            &[Memset {
+                dst: 0,
+                stream: 3,
+                is_async: true,
+            }],
+        ),
+        f(
+            "cuMemsetD32Async",
+            &[Memset {
+                dst: 0,
+                stream: 3,
+                is_async: true,
+            }],
+        ),
+        f(
+            "cuMemsetD8_v2",
+            &[
+                Memset {
+                    dst: 0,
+                    stream: RET,
+                    is_async: false,
+                },
+                SyncContext,
+            ],
+        ),
+        f(
+            "cuMemsetD32_v2",
+            &[
+                Memset {
+                    dst: 0,
+                    stream: RET,
+                    is_async: false,
+                },
+                SyncContext,
+            ],
+        ),
+        // Streams and events.
+        f("cuStreamCreate", &[out(0, STREAM)]),
+        f("cuStreamCreateWithPriority", &[out(0, STREAM)]),
+        f("cuStreamSynchronize", &[SyncStream(0)]),
+        f("cuStreamQuery", &[NoAccess]),
+        f("cuStreamDestroy_v2", &[NoAccess]),
+        f("cuStreamWaitEvent", &[StreamWaitEvent { stream: 0, event: 1 }]),
+        f("cuEventCreate", &[out(0, EVENT)]),
+        f("cuEventRecord", &[RecordEvent { event: 0, stream: 1 }]),
+        f("cuEventRecordWithFlags", &[RecordEvent { event: 0, stream: 1 }]),
+        f("cuEventSynchronize", &[SyncEvent(0)]),
+        f("cuEventQuery", &[NoAccess]),
+        f("cuEventElapsedTime", &[NoAccess]),
+        f("cuEventElapsedTime_v2", &[NoAccess]),
+        f("cuEventDestroy_v2", &[NoAccess]),
+        // Modules and launches.
+        f("cuModuleLoadData", &[out(0, Target::Obj(ObjKind::Module))]),
+        f("cuModuleLoadDataEx", &[out(0, Target::Obj(ObjKind::Module))]),
+        f("cuModuleLoad", &[out(0, Target::Obj(ObjKind::Module))]),
+        f("cuModuleUnload", &[NoAccess]),
+        f("cuModuleGetFunction", &[GetFunction { module: 1, name: 2 }, RetInto(0)]),
+        f(
+            "cuLaunchKernel",
+            &[Launch {
+                kernel: 0,
+                stream: 8,
+                args: 9,
+            }],
+        ),
+        f(
+            "cuLaunchCooperativeKernel",
+            &[Launch {
+                kernel: 0,
+                stream: 8,
+                args: 9,
+            }],
+        ),
+        // Virtual memory management.
+        f("cuMemGetAllocationGranularity", &[NoAccess]),
+        f("cuMemCreate", &[out(0, Target::Obj(ObjKind::Physical))]),
+        f("cuMemRelease", &[NoAccess]),
+        f("cuMemAddressReserve", &[out(0, Target::Mem(MemKind::VmmMapping))]),
+        f("cuMemAddressFree", &[NoAccess]),
+        f("cuMemMap", &[MapAt { va: 0, physical: 3 }]),
+        f("cuMemSetAccess", &[NoAccess]),
+        f(
+            "cuMemUnmap",
+            &[Free {
+                mem: 0,
+                kind: FreeKind::Waits,
+            }],
+        ),
+    ],
+    symbol_modules: &[
+        "cudarc::driver::sys",
+        "cuda_driver_sys",
+        "cust_raw::driver_sys",
+        "cuda_sys::cuda",
+    ],
+};

@@ -1,0 +1,158 @@
+//! The CUDA runtime API (`cudart`): its C functions through `cudarc::runtime::sys`, another
+//! binding crate, or a crate's own `extern "C"` block. Argument positions follow
+//! `cuda_runtime_api.h`.
+
+use super::Effect::*;
+use super::{Advice, ApiFamily, Dir, Effect, FreeKind, MemKind, ObjKind, RET, Target, f};
+
+const fn out(out: u8, target: Target) -> Effect {
+    NewOut { out, target }
+}
+
+const fn free(mem: u8) -> Effect {
+    Free {
+        mem,
+        kind: FreeKind::Waits,
+    }
+}
+
+const DEVICE: Target = Target::Mem(MemKind::Device);
+const PINNED: Target = Target::Mem(MemKind::Pinned);
+const STREAM: Target = Target::Obj(ObjKind::Stream);
+const EVENT: Target = Target::Obj(ObjKind::Event);
+
+pub static FAMILY: ApiFamily = ApiFamily {
+    name: "cuda-runtime",
+    advice: Advice {
+        pinned: "allocate the host buffer with `cudaMallocHost` (or `cudaHostAlloc`), or page-lock it \
+                 with `cudaHostRegister`",
+        sync_stream: "`cudaStreamSynchronize({stream})`",
+        order_streams: "record an event after the first work (`cudaEventRecord`) and make this stream \
+                        wait on it (`cudaStreamWaitEvent`)",
+        copy_to_host: "copy the data to host memory first (`cudaMemcpyAsync` with `cudaMemcpyDeviceToHost`, then `cudaStreamSynchronize`)",
+        copy_to_device: "write into host memory and copy it to the device (`cudaMemcpyAsync` with `cudaMemcpyHostToDevice`)",
+    },
+    crates: &["cudarc", "cuda_runtime_sys", "cust_raw", "cuda_sys"],
+    functions: &[],
+    types: &[],
+    symbols: &[
+        // Devices.
+        f("cudaSetDevice", &[NoAccess]),
+        f("cudaGetDevice", &[NoAccess]),
+        f("cudaGetDeviceCount", &[NoAccess]),
+        f("cudaGetDeviceProperties", &[NoAccess]),
+        f("cudaGetDeviceProperties_v2", &[NoAccess]),
+        f("cudaDeviceGetAttribute", &[NoAccess]),
+        f("cudaDeviceSynchronize", &[SyncContext]),
+        f("cudaDeviceReset", &[SyncContext]),
+        f("cudaGetLastError", &[NoAccess]),
+        f("cudaPeekAtLastError", &[NoAccess]),
+        f("cudaGetErrorString", &[NoAccess]),
+        f("cudaGetErrorName", &[NoAccess]),
+        f("cudaMemGetInfo", &[NoAccess]),
+        // Allocation and release.
+        f("cudaMalloc", &[out(0, DEVICE)]),
+        f("cudaMallocPitch", &[out(0, DEVICE)]),
+        f("cudaMallocAsync", &[out(0, DEVICE), AllocatedOn(2)]),
+        f("cudaMallocFromPoolAsync", &[out(0, DEVICE), AllocatedOn(3)]),
+        f("cudaMallocManaged", &[out(0, Target::Mem(MemKind::Managed))]),
+        f("cudaMallocHost", &[out(0, PINNED)]),
+        f("cudaHostAlloc", &[out(0, PINNED)]),
+        f("cudaFree", &[free(0)]),
+        f("cudaFreeHost", &[free(0)]),
+        f("cudaFreeAsync", &[FreeOnStream { mem: 0, stream: 1 }]),
+        f("cudaHostRegister", &[RegisterInPlace(0)]),
+        f("cudaHostUnregister", &[UnregisterInPlace(0)]),
+        f("cudaHostGetDevicePointer", &[NoAccess]),
+        f("cudaPointerGetAttributes", &[NoAccess]),
+        f("cudaMemPrefetchAsync", &[NoAccess]),
+        f("cudaMemAdvise", &[NoAccess]),
+        // Copies and memsets: the direction is the `cudaMemcpyKind` argument.
+        f(
+            "cudaMemcpyAsync",
+            &[Copy {
+                dst: 0,
+                src: 1,
+                dir: Dir::KindArg(3),
+                stream: 4,
+                is_async: true,
+            }],
+        ),
+        f(
+            "cudaMemcpy",
+            &[
+                Copy {
+                    dst: 0,
+                    src: 1,
+                    dir: Dir::KindArg(3),
+                    stream: RET,
+                    is_async: false,
+                },
+                SyncContext,
+            ],
+        ),
+        f(
+            "cudaMemcpyPeerAsync",
+            &[Copy {
+                dst: 0,
+                src: 2,
+                dir: Dir::DeviceToDevice,
+                stream: 5,
+                is_async: true,
+            }],
+        ),
+        f(
+            "cudaMemsetAsync",
+            &[Memset {
+                dst: 0,
+                stream: 3,
+                is_async: true,
+            }],
+        ),
+        f(
+            "cudaMemset",
+            &[
+                Memset {
+                    dst: 0,
+                    stream: RET,
+                    is_async: false,
+                },
+                SyncContext,
+            ],
+        ),
+        // Streams and events.
+        f("cudaStreamCreate", &[out(0, STREAM)]),
+        f("cudaStreamCreateWithFlags", &[out(0, STREAM)]),
+        f("cudaStreamCreateWithPriority", &[out(0, STREAM)]),
+        f("cudaStreamSynchronize", &[SyncStream(0)]),
+        f("cudaStreamQuery", &[NoAccess]),
+        f("cudaStreamDestroy", &[NoAccess]),
+        f("cudaStreamWaitEvent", &[StreamWaitEvent { stream: 0, event: 1 }]),
+        f("cudaEventCreate", &[out(0, EVENT)]),
+        f("cudaEventCreateWithFlags", &[out(0, EVENT)]),
+        f("cudaEventRecord", &[RecordEvent { event: 0, stream: 1 }]),
+        f("cudaEventRecordWithFlags", &[RecordEvent { event: 0, stream: 1 }]),
+        f("cudaEventSynchronize", &[SyncEvent(0)]),
+        f("cudaEventQuery", &[NoAccess]),
+        f("cudaEventElapsedTime", &[NoAccess]),
+        f("cudaEventDestroy", &[NoAccess]),
+        // Launches: `cudaLaunchKernel(func, grid, block, args, sharedMem, stream)`.
+        f(
+            "cudaLaunchKernel",
+            &[Launch {
+                kernel: 0,
+                stream: 5,
+                args: 3,
+            }],
+        ),
+        f(
+            "cudaLaunchCooperativeKernel",
+            &[Launch {
+                kernel: 0,
+                stream: 5,
+                args: 3,
+            }],
+        ),
+    ],
+    symbol_modules: &["cudarc::runtime::sys", "cuda_runtime_sys", "cust_raw::runtime_sys"],
+};
