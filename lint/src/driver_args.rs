@@ -27,6 +27,16 @@ pub fn split(value: &str) -> Vec<String> {
 /// The workspace's target directory, asked of `cargo metadata` with the same program and
 /// environment as `cmd` (a `cargo check` command whose arguments may hold `--manifest-path`).
 pub fn workspace_target_dir(cmd: &Command) -> Option<PathBuf> {
+    metadata_path(cmd, "target_directory")
+}
+
+/// The workspace's root directory, asked of `cargo metadata` as [`workspace_target_dir`] does.
+pub fn workspace_root(cmd: &Command) -> Option<PathBuf> {
+    metadata_path(cmd, "workspace_root")
+}
+
+/// A path-valued field of `cargo metadata --no-deps` run as `cmd` would run.
+fn metadata_path(cmd: &Command, field: &str) -> Option<PathBuf> {
     let args: Vec<String> = cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
     let mut metadata = Command::new(cmd.get_program());
     metadata.args(["metadata", "--no-deps", "--format-version", "1"]);
@@ -46,7 +56,7 @@ pub fn workspace_target_dir(cmd: &Command) -> Option<PathBuf> {
         return None;
     }
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
-    json.get("target_directory")?.as_str().map(PathBuf::from)
+    json.get(field)?.as_str().map(PathBuf::from)
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 #![feature(box_patterns)]
 #![warn(rust_2018_idioms, unused_lifetimes, unused_qualifications)]
 
+extern crate rustc_ast_pretty;
 extern crate rustc_data_structures;
 extern crate rustc_errors;
 extern crate rustc_hir;
@@ -26,12 +27,20 @@ pub mod analysis;
 pub mod api;
 pub mod driver_args;
 pub mod lints;
+pub mod output;
 mod pass;
 
 pub use lints::{LINTS, LintInfo, explain};
 
 /// Registers cuda-lint's lints and its pass in rustc's lint store (called by the driver).
-pub fn register_lints(_sess: &rustc_session::Session, store: &mut rustc_lint::LintStore) {
+pub fn register_lints(sess: &rustc_session::Session, store: &mut rustc_lint::LintStore) {
+    register_lints_for(sess, store, true);
+}
+
+/// Registers the lints, and, with `analyse`, the pass that reports them. Crates that are not
+/// linted (dependencies) still get the lints registered: the lint levels rustc caches for
+/// incremental compilation must not depend on which crates a run happened to lint.
+pub fn register_lints_for(_sess: &rustc_session::Session, store: &mut rustc_lint::LintStore, analyse: bool) {
     store.register_lints(&LINTS.iter().map(|info| info.lint).collect::<Vec<_>>());
     store.register_group(
         true,
@@ -39,5 +48,7 @@ pub fn register_lints(_sess: &rustc_session::Session, store: &mut rustc_lint::Li
         None,
         LINTS.iter().map(|info| rustc_lint::LintId::of(info.lint)).collect(),
     );
-    store.register_late_pass(|_| Box::new(pass::CudaMemory::default()));
+    if analyse {
+        store.register_late_pass(|_| Box::new(pass::CudaMemory::default()));
+    }
 }

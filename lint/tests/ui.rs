@@ -59,6 +59,8 @@ fn config(args: &Args) -> Config {
     );
     // No `rustc-ice-*` files: the console output is enough.
     config.program.envs.push(("RUSTC_ICE".into(), Some("0".into())));
+    // As under `cargo cuda-lint`: the `cuda_lint` macros write their effect summaries.
+    config.program.envs.push(("CUDA_LINT_ACTIVE".into(), Some("1".into())));
     config
 }
 

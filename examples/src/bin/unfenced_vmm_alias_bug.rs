@@ -20,13 +20,15 @@ use cuda_lint_runtime::{Error, LaunchConfig, PhysicalAllocation, VirtualRange};
 const LAUNCHES: usize = 50;
 
 /// The kernel: write through alias `a`, read through alias `b`, nothing in between.
-const SRC: &str = r#"
+/// `#[cuda_lint::kernels]` gives it a typed launch method, `alias::Kernels::write_a_read_b`.
+#[cuda_lint::kernels(source = r#"
 extern "C" __global__ void write_a_read_b(volatile int* a, volatile int* b, int* out) {
     int i = threadIdx.x + blockIdx.x * blockDim.x;
     a[i] = i + 1;
     out[i] = b[i];
 }
-"#;
+"#)]
+mod alias {}
 
 fn main() -> Result<(), Error> {
     println!("unfenced_vmm_alias (bug): a kernel writes alias A, then reads alias B, no fence");
@@ -40,7 +42,7 @@ fn main() -> Result<(), Error> {
     let size = ctx.vmm_granularity()?;
     let phys = PhysicalAllocation::new(&ctx, size)?;
     let mut a = VirtualRange::reserve(&ctx, size)?.map(&phys, 0)?;
-    let b = VirtualRange::reserve(&ctx, size)?.map(&phys, 0)?;
+    let mut b = VirtualRange::reserve(&ctx, size)?.map(&phys, 0)?;
     println!(
         "physical allocation of {} KiB mapped twice: A at {}, B at {} (aliases: {})",
         size / 1024,
@@ -49,9 +51,8 @@ fn main() -> Result<(), Error> {
         a.aliases(&b)
     );
     let n = size / 4;
-    let out = ctx.alloc::<i32>(n)?;
-    let module = ctx.load_cuda(SRC)?;
-    let k = module.function("write_a_read_b")?;
+    let mut out = ctx.alloc::<i32>(n)?;
+    let k = alias::Kernels::load(&ctx)?;
     let s = ctx.new_stream()?;
     let cfg = LaunchConfig {
         grid: ((n / 256) as u32, 1, 1),
@@ -63,11 +64,10 @@ fn main() -> Result<(), Error> {
     let mut launches_with_stale = 0usize;
     for _ in 0..LAUNCHES {
         s.memset_d8(&mut a, 0)?;
-        // SAFETY: the arguments match `write_a_read_b(volatile int*, volatile int*, int*)`, each
-        // buffer holds the n ints the n threads touch, and all outlive the kernel (the copy below
-        // waits for it). Memory-safe; but the read through B is not ordered after the write
-        // through A.
-        unsafe { s.launch(&k, cfg, &[&a, &b, &out])? }; // cuda_lint::unfenced_vmm_alias
+        // SAFETY: each buffer holds the n ints the n threads touch, and all outlive the kernel
+        // (the copy below waits for it). Memory-safe; but the read through B is not ordered after
+        // the write through A.
+        unsafe { k.write_a_read_b(&s, cfg, &mut a, &mut b, &mut out)? }; // cuda_lint::unfenced_vmm_alias
         s.copy_dtoh(&mut host, &out)?;
         let m = (0..n).filter(|&i| host[i] != i as i32 + 1).count();
         stale += m;

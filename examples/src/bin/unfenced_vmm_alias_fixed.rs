@@ -15,14 +15,16 @@ use cuda_lint_runtime::{Error, LaunchConfig, PhysicalAllocation, VirtualRange};
 const LAUNCHES: usize = 50;
 
 /// The kernel: write through alias `a`, fence the alias proxies, read through alias `b`.
-const SRC: &str = r#"
+/// `#[cuda_lint::kernels]` gives it a typed launch method, `alias::Kernels::write_a_read_b`.
+#[cuda_lint::kernels(source = r#"
 extern "C" __global__ void write_a_read_b(volatile int* a, volatile int* b, int* out) {
     int i = threadIdx.x + blockIdx.x * blockDim.x;
     a[i] = i + 1;
     asm volatile("fence.proxy.alias;" ::: "memory");
     out[i] = b[i];
 }
-"#;
+"#)]
+mod alias {}
 
 fn main() -> Result<(), Error> {
     println!("unfenced_vmm_alias (fixed): write alias A, fence.proxy.alias, read alias B");
@@ -36,7 +38,7 @@ fn main() -> Result<(), Error> {
     let size = ctx.vmm_granularity()?;
     let phys = PhysicalAllocation::new(&ctx, size)?;
     let mut a = VirtualRange::reserve(&ctx, size)?.map(&phys, 0)?;
-    let b = VirtualRange::reserve(&ctx, size)?.map(&phys, 0)?;
+    let mut b = VirtualRange::reserve(&ctx, size)?.map(&phys, 0)?;
     println!(
         "physical allocation of {} KiB mapped twice: A at {}, B at {} (aliases: {})",
         size / 1024,
@@ -45,9 +47,8 @@ fn main() -> Result<(), Error> {
         a.aliases(&b)
     );
     let n = size / 4;
-    let out = ctx.alloc::<i32>(n)?;
-    let module = ctx.load_cuda(SRC)?;
-    let k = module.function("write_a_read_b")?;
+    let mut out = ctx.alloc::<i32>(n)?;
+    let k = alias::Kernels::load(&ctx)?;
     let s = ctx.new_stream()?;
     let cfg = LaunchConfig {
         grid: ((n / 256) as u32, 1, 1),
@@ -58,10 +59,10 @@ fn main() -> Result<(), Error> {
     let mut stale = 0usize;
     for _ in 0..LAUNCHES {
         s.memset_d8(&mut a, 0)?;
-        // SAFETY: the arguments match `write_a_read_b(volatile int*, volatile int*, int*)`, each
-        // buffer holds the n ints the n threads touch, and all outlive the kernel (the copy below
-        // waits for it); the kernel fences between the write through A and the read through B.
-        unsafe { s.launch(&k, cfg, &[&a, &b, &out])? };
+        // SAFETY: each buffer holds the n ints the n threads touch, and all outlive the kernel
+        // (the copy below waits for it); the kernel fences between the write through A and the
+        // read through B.
+        unsafe { k.write_a_read_b(&s, cfg, &mut a, &mut b, &mut out)? };
         s.copy_dtoh(&mut host, &out)?;
         stale += (0..n).filter(|&i| host[i] != i as i32 + 1).count();
     }

@@ -13,6 +13,7 @@ mod loc;
 mod resolve;
 mod set;
 mod state;
+pub mod summary;
 
 pub use finding::{Access, Finding, FindingKind, InFlight, Kernel, Origin, Region, Via};
 pub use resolve::{Resolver, def_key};

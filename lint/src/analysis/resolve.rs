@@ -4,8 +4,10 @@
 use std::cell::RefCell;
 
 use rustc_data_structures::fx::{FxHashMap, FxHashSet};
+use rustc_hir::def::DefKind;
 use rustc_hir::def_id::{CrateNum, DefId, LocalDefId};
 use rustc_hir::definitions::DefPathData;
+use rustc_hir::{AttrArgs, Attribute};
 use rustc_middle::ty::{self, Ty, TyCtxt, TypeVisitableExt};
 
 use crate::api::{Entry, Tables, Target};
@@ -17,6 +19,8 @@ pub struct Resolver<'tcx> {
     /// `CUDA_LINT_UNKNOWN_APIS=1`: print calls into CUDA crates that no table lists (to find
     /// what a table misses on real code).
     pub report_unknown: bool,
+    /// The family whose advice diagnostics give about work a user's summarised wrapper does.
+    user_family: &'static crate::api::ApiFamily,
     keys: RefCell<FxHashMap<DefId, Option<Entry>>>,
     roles: RefCell<FxHashMap<DefId, Option<Target>>>,
     cuda_crates: RefCell<FxHashMap<CrateNum, bool>>,
@@ -29,6 +33,7 @@ impl<'tcx> Resolver<'tcx> {
         Resolver {
             tcx,
             tables: Tables::get(),
+            user_family: &crate::api::runtime::FAMILY,
             report_unknown: std::env::var_os("CUDA_LINT_UNKNOWN_APIS").is_some_and(|v| v == "1"),
             keys: RefCell::default(),
             roles: RefCell::default(),
@@ -56,8 +61,52 @@ impl<'tcx> Resolver<'tcx> {
         if found.is_none() {
             found = self.c_symbol(def_id, &key);
         }
+        if found.is_none() {
+            found = self.summary(def_id);
+        }
         self.keys.borrow_mut().insert(def_id, found);
         found
+    }
+
+    /// The effects a user's `#[cuda_lint_summary::effect(..)]` attributes give a function (in
+    /// this crate or a dependency: tool attributes are kept in crate metadata).
+    fn summary(&self, def_id: DefId) -> Option<Entry> {
+        let tcx = self.tcx;
+        if !matches!(tcx.def_kind(def_id), DefKind::Fn | DefKind::AssocFn) {
+            return None;
+        }
+        #[expect(deprecated, reason = "tool attributes are not parsed attributes")]
+        let attrs = tcx.get_all_attrs(def_id);
+        let mut effects = Vec::new();
+        for attr in attrs {
+            let Attribute::Unparsed(item) = attr else { continue };
+            let path: Vec<&str> = item.path.segments.iter().map(|s| s.as_str()).collect();
+            if path != ["cuda_lint_summary", "effect"] {
+                continue;
+            }
+            let AttrArgs::Delimited(args) = &item.args else {
+                continue;
+            };
+            let text = rustc_ast_pretty::pprust::tts_to_string(&args.tokens);
+            match super::summary::parse(&text) {
+                Ok(summary) => effects.push(summary.to_effect()),
+                // Written by the macros of another version: better no summary than a wrong one.
+                Err(why) => {
+                    tcx.dcx().span_warn(
+                        item.span,
+                        format!("cuda-lint cannot read this effect summary ({why}); it is ignored"),
+                    );
+                    return None;
+                }
+            }
+        }
+        if effects.is_empty() {
+            return None;
+        }
+        Some(Entry {
+            effects: Box::leak(effects.into_boxed_slice()),
+            family: self.user_family,
+        })
     }
 
     /// A C function of the API: declared in an `extern` block (under its link name), or a

@@ -227,6 +227,17 @@ pub enum Effect {
     /// What the effects before it return is stored where `Arg` points instead
     /// (`cuModuleGetFunction(&mut f, module, name)`).
     RetInto(Arg),
+    /// Work enqueued on `stream` that reads the memory the arguments `reads` refer to and
+    /// writes what `writes` refer to (a user's wrapper, or a typed kernel launch, summarised by
+    /// an effect attribute). A typed kernel also gives its name and whether it executes
+    /// `fence.proxy.alias`.
+    Work {
+        stream: Arg,
+        reads: &'static [Arg],
+        writes: &'static [Arg],
+        kernel: Option<&'static str>,
+        fenced: Option<bool>,
+    },
 }
 
 /// A function and what a call to it does.

@@ -1,5 +1,5 @@
-//! `cargo cuda-lint`: runs `cargo check` with `cuda-lint-driver` as the workspace wrapper, the
-//! way `cargo clippy` runs `clippy-driver`.
+//! `cargo cuda-lint`: runs `cargo check` with `cuda-lint-driver` as the rustc wrapper, the way
+//! `cargo clippy` runs `clippy-driver`.
 #![feature(rustc_private)]
 #![warn(rust_2018_idioms, unused_lifetimes)]
 
@@ -8,8 +8,12 @@
 extern crate rustc_driver;
 
 use std::env;
-use std::path::PathBuf;
-use std::process::{Command, ExitCode};
+use std::io::{BufReader, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, ExitStatus, Stdio};
+
+use cargo_metadata::Message;
+use cuda_lint_engine::output::{self, Classified, Format};
 
 const HELP: &str = "\
 Checks a package with cuda-lint: CUDA memory misuse in Rust host code.
@@ -22,8 +26,12 @@ Options:
     --list              List the lints with their default levels and exit
     -h, --help          Print this message
     -V, --version       Print the version
+    --message-format FMT
+                        human (default), short, json, json-diagnostic-*: cargo's own output;
+                        sarif, github, gitlab: a report of cuda-lint's findings on stdout
+                        (SARIF 2.1.0, GitHub workflow commands, GitLab Code Quality JSON)
 
-Every other option is passed to `cargo check` (e.g. -p, --all-targets, --message-format=json).
+Every other option is passed to `cargo check` (e.g. -p, --all-targets).
 Lint flags after `--` work as with clippy:
     cargo cuda-lint -- -D cuda_lint::pageable_async_copy -A cuda_lint::missing_sync
 
@@ -77,6 +85,14 @@ fn main() -> ExitCode {
         Some(pos) => (&args[..pos], &args[pos + 1..]),
         None => (&args[..], &[][..]),
     };
+    let (report, cargo_args) = match output::split_message_format(cargo_args) {
+        Ok(split) => split,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let cargo_args = &cargo_args[..];
 
     let driver = match env::current_exe() {
         Ok(exe) => exe.with_file_name("cuda-lint-driver"),
@@ -98,7 +114,12 @@ fn main() -> ExitCode {
     let mut cmd = Command::new(cargo);
     cmd.arg("check")
         .args(cargo_args)
-        .env("RUSTC_WORKSPACE_WRAPPER", &driver)
+        // Every crate goes through the driver (dependencies too, for the tools their effect
+        // summaries need); it lints the primary packages only.
+        .env("RUSTC_WRAPPER", &driver)
+        .env_remove("RUSTC_WORKSPACE_WRAPPER")
+        // The `cuda_lint` macros write their effect summaries only when this is set.
+        .env("CUDA_LINT_ACTIVE", "1")
         .env("CUDA_LINT_ARGS", cuda_lint_engine::driver_args::join(lint_flags))
         // Dependencies must be compiled by the same rustc the driver is built on.
         .env("RUSTC", sysroot.join("bin").join("rustc"))
@@ -110,7 +131,11 @@ fn main() -> ExitCode {
         cmd.env("CARGO_TARGET_DIR", dir.join("cuda-lint"));
     }
 
-    match cmd.status() {
+    let status = match report {
+        None => cmd.status(),
+        Some(format) => run_report(cmd, format),
+    };
+    match status {
         Ok(status) if status.success() => ExitCode::SUCCESS,
         Ok(status) => ExitCode::from(status.code().unwrap_or(101).clamp(1, 255) as u8),
         Err(e) => {
@@ -118,4 +143,65 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Runs `cmd` with JSON diagnostics and writes the `format` report of cuda-lint's findings to
+/// stdout, and nothing else: other diagnostics go to stderr as rustc renders them, and cargo's
+/// own progress and errors go to stderr as always. Returns cargo's exit status.
+fn run_report(mut cmd: Command, format: Format) -> std::io::Result<ExitStatus> {
+    let workspace_root = cuda_lint_engine::driver_args::workspace_root(&cmd)
+        .or_else(|| env::current_dir().ok())
+        .unwrap_or_default();
+    let root = report_root(&workspace_root);
+    let json = if std::io::stderr().is_terminal() {
+        "json-diagnostic-rendered-ansi"
+    } else {
+        "json"
+    };
+    cmd.arg(format!("--message-format={json}")).stdout(Stdio::piped());
+    let mut child = cmd.spawn()?;
+    let stdout = child.stdout.take().expect("cargo's stdout is piped");
+    let mut findings = Vec::new();
+    for message in Message::parse_stream(BufReader::new(stdout)) {
+        let message = match message {
+            Ok(message) => message,
+            Err(e) => {
+                eprintln!("error: reading cargo's output: {e}");
+                break;
+            }
+        };
+        match output::classify(message, &workspace_root, &root) {
+            Classified::Finding(finding) => findings.push(finding),
+            Classified::Other(text) => eprint!("{text}"),
+            Classified::Ignored => {}
+        }
+    }
+    let status = child.wait()?;
+    // One diagnostic may come from two targets of a crate (its lib and its tests).
+    findings.sort();
+    findings.dedup();
+    let report = format.emit(&findings, &root);
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(report.as_bytes())?;
+    stdout.flush()?;
+    let errors = findings.iter().filter(|f| f.level == output::Level::Error).count();
+    eprintln!(
+        "cuda-lint: {} finding(s) ({errors} error(s), {} warning(s)) in the {} report",
+        findings.len(),
+        findings.len() - errors,
+        format.name()
+    );
+    Ok(status)
+}
+
+/// Paths in reports are relative to the repository: the CI's checkout directory
+/// (`GITHUB_WORKSPACE`, `CI_PROJECT_DIR`) when the workspace lies inside it, else the workspace
+/// root.
+fn report_root(workspace_root: &Path) -> PathBuf {
+    ["GITHUB_WORKSPACE", "CI_PROJECT_DIR"]
+        .into_iter()
+        .filter_map(env::var_os)
+        .map(PathBuf::from)
+        .find(|dir| dir.is_absolute() && workspace_root.starts_with(dir))
+        .unwrap_or_else(|| workspace_root.to_path_buf())
 }

@@ -1,9 +1,11 @@
 //! `cuda-lint-driver`: rustc with cuda-lint's lints registered.
 //!
-//! Cargo runs it as `RUSTC_WORKSPACE_WRAPPER` (set by `cargo cuda-lint`), so it is called as
-//! `cuda-lint-driver <path/to/rustc> <rustc args>` for workspace members only. It lints when it
-//! compiles a crate of the workspace and behaves as plain rustc otherwise (info queries,
-//! `--cap-lints allow` dependencies).
+//! Cargo runs it as `RUSTC_WRAPPER` (set by `cargo cuda-lint`), so it is called as
+//! `cuda-lint-driver <path/to/rustc> <rustc args>` for every crate of the build. It lints the
+//! packages cargo marks primary (`CARGO_PRIMARY_PACKAGE`: the workspace members selected), and
+//! compiles every other crate as plain rustc with the `cuda_lint` and `cuda_lint_summary` tools
+//! registered, so the effect summaries the `cuda_lint` macros write in a dependency compile and
+//! reach the lint through crate metadata. Run directly (UI tests), it lints what it compiles.
 #![feature(rustc_private)]
 #![warn(rust_2018_idioms, unused_lifetimes)]
 
@@ -23,6 +25,8 @@ use rustc_span::Symbol;
 
 /// The environment variable through which `cargo cuda-lint` passes lint flags (`-D cuda_lint::x`).
 const ARGS_VAR: &str = "CUDA_LINT_ARGS";
+/// Set by `cargo cuda-lint`: the `cuda_lint` macros write effect summaries.
+const ACTIVE_VAR: &str = "CUDA_LINT_ACTIVE";
 const BUG_REPORT_URL: &str = "https://github.com/cuda-lint/cuda-lint/issues/new";
 
 fn has_arg(args: &[String], name: &str) -> bool {
@@ -45,11 +49,14 @@ fn arg_value<'a>(args: &'a [String], name: &str, pred: impl Fn(&str) -> bool) ->
     None
 }
 
-/// Tells cargo to re-run the driver when the lint flags change.
+/// Tells cargo to re-run the driver when the lint flags change, or whether the `cuda_lint`
+/// macros write effect summaries (their expansions depend on it; cargo does not track a proc
+/// macro's environment by itself).
 fn track_args(sess: &rustc_session::Session, args_var: Option<&str>) {
-    sess.env_depinfo
-        .borrow_mut()
-        .insert((Symbol::intern(ARGS_VAR), args_var.map(Symbol::intern)));
+    let active = env::var(ACTIVE_VAR).ok();
+    let mut depinfo = sess.env_depinfo.borrow_mut();
+    depinfo.insert((Symbol::intern(ARGS_VAR), args_var.map(Symbol::intern)));
+    depinfo.insert((Symbol::intern(ACTIVE_VAR), active.as_deref().map(Symbol::intern)));
 }
 
 /// Plain rustc, still telling cargo which lint flags it ran with.
@@ -67,6 +74,8 @@ impl rustc_driver::Callbacks for RustcCallbacks {
 
 struct LintCallbacks {
     args_var: Option<String>,
+    /// Whether to analyse this crate (the lints are registered either way).
+    analyse: bool,
 }
 
 impl rustc_driver::Callbacks for LintCallbacks {
@@ -83,11 +92,12 @@ impl rustc_driver::Callbacks for LintCallbacks {
                 sess.file_depinfo.borrow_mut().insert(Symbol::intern(exe));
             }
         }));
+        let analyse = self.analyse;
         config.register_lints = Some(Box::new(move |sess, store| {
             if let Some(previous) = &previous {
                 previous(sess, store);
             }
-            cuda_lint_engine::register_lints(sess, store);
+            cuda_lint_engine::register_lints_for(sess, store, analyse);
         }));
         // clippy_utils' symbol constants index into this list: it must be registered.
         config.extra_symbols = clippy_utils::sym::EXTRA_SYMBOLS.into();
@@ -124,31 +134,44 @@ fn main() -> ExitCode {
         }
 
         let args_var = env::var(ARGS_VAR).ok();
-        // A dependency compiled with `--cap-lints allow` would show nothing: do not lint it.
-        let cap_lints_allow = arg_value(&args, "--cap-lints", |v| v == "allow").is_some();
         // Cargo's info queries must stay plain rustc (cargo caches their output).
         let info_query =
             has_arg(&args, "-vV") || arg_value(&args, "--print", |v| v != "crate-root-lint-levels").is_some();
-
-        if cap_lints_allow || info_query {
+        if info_query {
             rustc_driver::run_compiler(&args, &mut RustcCallbacks { args_var });
+            // Cargo fingerprints builds by this output: naming the driver's version here makes
+            // a new cuda-lint rebuild everything, never reusing incremental state it wrote.
+            if has_arg(&args, "-vV") {
+                println!("cuda-lint-driver: {}", env!("CARGO_PKG_VERSION"));
+            }
             return;
         }
 
-        // The `cuda_lint` tool namespace, so `#[allow(cuda_lint::missing_sync)]` resolves, and
-        // `cfg(cuda_lint)` for `#[cfg_attr(cuda_lint, allow(cuda_lint::missing_sync))]`.
+        // The `cuda_lint` tool namespace, so `#[allow(cuda_lint::missing_sync)]` resolves;
+        // `cuda_lint_summary` for the summaries the macros write; `cfg(cuda_lint)` for
+        // `#[cfg_attr(cuda_lint, allow(cuda_lint::missing_sync))]`. In every crate: a dependency
+        // may carry them too.
         args.extend(
             [
                 "-Zcrate-attr=feature(register_tool)",
                 "-Zcrate-attr=register_tool(cuda_lint)",
+                "-Zcrate-attr=register_tool(cuda_lint_summary)",
                 "--cfg=cuda_lint",
                 "--check-cfg=cfg(cuda_lint)",
             ]
             .map(String::from),
         );
-        args.extend(cuda_lint_engine::driver_args::split(
-            args_var.as_deref().unwrap_or_default(),
-        ));
-        rustc_driver::run_compiler(&args, &mut LintCallbacks { args_var });
+
+        // Under cargo, only the packages the user selected are linted (a dependency compiled
+        // with `--cap-lints allow` would show nothing anyway).
+        let cap_lints_allow = arg_value(&args, "--cap-lints", |v| v == "allow").is_some();
+        let primary = !wrapper_mode || env::var_os("CARGO_PRIMARY_PACKAGE").is_some();
+        let analyse = primary && !cap_lints_allow;
+        if analyse {
+            args.extend(cuda_lint_engine::driver_args::split(
+                args_var.as_deref().unwrap_or_default(),
+            ));
+        }
+        rustc_driver::run_compiler(&args, &mut LintCallbacks { args_var, analyse });
     })
 }

@@ -110,10 +110,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         None
     }
 
+    /// Reports two mappings of one physical allocation passed to one launch, unless `verdict`
+    /// (what is known of the kernel, see [`Self::kernel_verdict`]) says it is fenced.
     pub(super) fn alias_in_one_kernel(
         &mut self,
         call: &CallSite<'_, 'tcx>,
-        kernels: &LocSet,
+        verdict: Option<Kernel>,
         slots: &[LocSet],
         apart: bool,
         state: &State,
@@ -142,7 +144,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             }
         }
         let Some((a, b)) = pair else { return };
-        let Some(kernel) = self.kernel_verdict(kernels) else {
+        let Some(kernel) = verdict else {
             return;
         };
         let first = self.region(call.f, a, state);

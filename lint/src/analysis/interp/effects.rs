@@ -403,6 +403,52 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let streams = self.streams(call, stream, state);
                     self.free_on_streams(f, &data, &streams, false, call.si, state);
                 }
+                Effect::Work {
+                    stream,
+                    reads,
+                    writes,
+                    kernel,
+                    fenced,
+                } => {
+                    let streams = self.objects(call, stream, state);
+                    let used = |this: &mut Self, args: &[u8], state: &State| -> Vec<(u8, LocSet)> {
+                        args.iter()
+                            .map(|&a| {
+                                let mut data = this.data_arg(call, a, &LocSet::new(), state);
+                                data.retain(|l| this.can_be_in_flight(l, state));
+                                (a, data)
+                            })
+                            .collect()
+                    };
+                    let read = used(self, reads, state);
+                    let written = used(self, writes, state);
+                    // One slot per parameter, for the aliasing check.
+                    let mut slots: Vec<(u8, LocSet)> = read.clone();
+                    for (a, data) in &written {
+                        match slots.iter_mut().find(|(b, _)| b == a) {
+                            Some((_, slot)) => {
+                                slot.union_with(data);
+                            }
+                            None => slots.push((*a, data.clone())),
+                        }
+                    }
+                    let slots: Vec<LocSet> = slots.into_iter().map(|(_, d)| d).collect();
+                    let verdict = match (kernel, fenced) {
+                        (_, Some(true)) => None,
+                        (Some(name), _) => Some(Kernel::Unfenced { name: name.to_string() }),
+                        (None, _) => Some(Kernel::SourceNotVisible { name: None }),
+                    };
+                    self.alias_in_one_kernel(call, verdict, &slots, true, state);
+                    let union = |sets: &[(u8, LocSet)]| {
+                        let mut all = LocSet::new();
+                        for (_, d) in sets {
+                            all.union_with(d);
+                        }
+                        all
+                    };
+                    let (r, w) = (union(&read), union(&written));
+                    self.enqueue(call, OpKind::Launch, streams, r, w, state);
+                }
                 Effect::RegisterInPlace(a) => {
                     let data = self.data_roots(call, a, &ret, state);
                     state.registered_may.union_with(&data);
@@ -707,7 +753,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             touched.union_with(slot);
         }
         touched.retain(|l| self.can_be_in_flight(l, state) || !matches!(self.locs.kind(l), LocKind::Data(_)));
-        self.alias_in_one_kernel(call, kernels, &slots, apart, state);
+        if self.reporting {
+            let verdict = self.kernel_verdict(kernels);
+            self.alias_in_one_kernel(call, verdict, &slots, apart, state);
+        }
         self.enqueue(call, OpKind::Launch, streams, touched.clone(), touched, state);
     }
 

@@ -1,0 +1,333 @@
+//! Effect summaries users write on their own wrappers (through the `cuda_lint` macros, which
+//! emit `#[cuda_lint_summary::effect(..)]` under `cargo cuda-lint`), turned into the same
+//! [`Effect`]s the API tables use. The attribute's arguments arrive as text (tool attributes
+//! are not parsed by rustc); this module reads that text.
+//!
+//! The forms (argument positions count `self` as 0):
+//! - `sync(stream = N)`, `sync(all)`
+//! - `copy(dst = N, src = N, stream = N, dir = infer|htod|dtoh|dtod)`
+//! - `launch(stream = N, reads = [N, ..], writes = [N, ..])`, optionally with
+//!   `kernel = "name", fenced = true|false` (typed kernels)
+//! - `returns(pinned|device|managed|pageable)`
+
+use crate::api::{Arg, Dir, Effect, MemKind, Target};
+
+/// One summarised effect, as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Summary {
+    SyncStream(Arg),
+    SyncAll,
+    Copy {
+        dst: Arg,
+        src: Arg,
+        stream: Arg,
+        dir: Dir,
+    },
+    Launch {
+        stream: Arg,
+        reads: Vec<Arg>,
+        writes: Vec<Arg>,
+        kernel: Option<String>,
+        fenced: Option<bool>,
+    },
+    Returns(MemKind),
+}
+
+impl Summary {
+    /// The effect the analysis applies for it. Launch lists and names are leaked: a summary is
+    /// read once per function and lives as long as the compiler session.
+    pub fn to_effect(&self) -> Effect {
+        match self {
+            Summary::SyncStream(a) => Effect::SyncStream(*a),
+            Summary::SyncAll => Effect::SyncContext,
+            Summary::Copy { dst, src, stream, dir } => Effect::Copy {
+                dst: *dst,
+                src: *src,
+                dir: *dir,
+                stream: *stream,
+                is_async: true,
+            },
+            Summary::Launch {
+                stream,
+                reads,
+                writes,
+                kernel,
+                fenced,
+            } => Effect::Work {
+                stream: *stream,
+                reads: Box::leak(reads.clone().into_boxed_slice()),
+                writes: Box::leak(writes.clone().into_boxed_slice()),
+                kernel: kernel.as_ref().map(|k| &*Box::leak(k.clone().into_boxed_str())),
+                fenced: *fenced,
+            },
+            Summary::Returns(kind) => Effect::New(Target::Mem(*kind)),
+        }
+    }
+}
+
+/// Parses the text inside `effect(..)`: `sync(stream = 0)`, `launch(..)`...
+pub fn parse(text: &str) -> Result<Summary, String> {
+    let mut p = Parser {
+        s: text.as_bytes(),
+        i: 0,
+    };
+    let kind = p.ident()?;
+    p.expect(b'(')?;
+    let summary = match kind.as_str() {
+        "sync" => {
+            let first = p.ident()?;
+            match first.as_str() {
+                "all" => Summary::SyncAll,
+                "stream" => {
+                    p.expect(b'=')?;
+                    Summary::SyncStream(p.arg()?)
+                }
+                other => return Err(format!("`sync` takes `stream = N` or `all`, not `{other}`")),
+            }
+        }
+        "copy" => {
+            let (mut dst, mut src, mut stream, mut dir) = (None, None, None, Dir::Infer);
+            p.pairs(|key, p| {
+                match key {
+                    "dst" => dst = Some(p.arg()?),
+                    "src" => src = Some(p.arg()?),
+                    "stream" => stream = Some(p.arg()?),
+                    "dir" => {
+                        dir = match p.ident()?.as_str() {
+                            "infer" => Dir::Infer,
+                            "htod" => Dir::HostToDevice,
+                            "dtoh" => Dir::DeviceToHost,
+                            "dtod" => Dir::DeviceToDevice,
+                            other => return Err(format!("unknown copy direction `{other}`")),
+                        }
+                    }
+                    other => return Err(format!("unknown `copy` key `{other}`")),
+                }
+                Ok(())
+            })?;
+            Summary::Copy {
+                dst: dst.ok_or("`copy` needs `dst`")?,
+                src: src.ok_or("`copy` needs `src`")?,
+                stream: stream.ok_or("`copy` needs `stream`")?,
+                dir,
+            }
+        }
+        "launch" => {
+            let (mut stream, mut reads, mut writes, mut kernel, mut fenced) =
+                (None, Vec::new(), Vec::new(), None, None);
+            p.pairs(|key, p| {
+                match key {
+                    "stream" => stream = Some(p.arg()?),
+                    "reads" => reads = p.list()?,
+                    "writes" => writes = p.list()?,
+                    "kernel" => kernel = Some(p.string()?),
+                    "fenced" => {
+                        fenced = Some(match p.ident()?.as_str() {
+                            "true" => true,
+                            "false" => false,
+                            other => return Err(format!("`fenced` is `true` or `false`, not `{other}`")),
+                        })
+                    }
+                    other => return Err(format!("unknown `launch` key `{other}`")),
+                }
+                Ok(())
+            })?;
+            Summary::Launch {
+                stream: stream.ok_or("`launch` needs `stream`")?,
+                reads,
+                writes,
+                kernel,
+                fenced,
+            }
+        }
+        "returns" => Summary::Returns(match p.ident()?.as_str() {
+            "pinned" => MemKind::Pinned,
+            "device" => MemKind::Device,
+            "managed" => MemKind::Managed,
+            "pageable" => MemKind::Pageable,
+            other => return Err(format!("unknown memory kind `{other}`")),
+        }),
+        other => return Err(format!("unknown effect `{other}`")),
+    };
+    p.expect(b')')?;
+    p.skip_ws();
+    if p.i != p.s.len() {
+        return Err(format!("unexpected text after the effect: `{}`", &text[p.i..]));
+    }
+    Ok(summary)
+}
+
+struct Parser<'s> {
+    s: &'s [u8],
+    i: usize,
+}
+
+impl Parser<'_> {
+    fn skip_ws(&mut self) {
+        while self.s.get(self.i).is_some_and(u8::is_ascii_whitespace) {
+            self.i += 1;
+        }
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.skip_ws();
+        self.s.get(self.i).copied()
+    }
+
+    fn expect(&mut self, c: u8) -> Result<(), String> {
+        if self.peek() == Some(c) {
+            self.i += 1;
+            Ok(())
+        } else {
+            Err(format!("expected `{}` at byte {}", c as char, self.i))
+        }
+    }
+
+    fn ident(&mut self) -> Result<String, String> {
+        self.skip_ws();
+        let start = self.i;
+        while self
+            .s
+            .get(self.i)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        {
+            self.i += 1;
+        }
+        if start == self.i {
+            return Err(format!("expected a name at byte {start}"));
+        }
+        Ok(String::from_utf8_lossy(&self.s[start..self.i]).into_owned())
+    }
+
+    fn arg(&mut self) -> Result<Arg, String> {
+        let digits = self.ident()?;
+        let digits = digits.trim_end_matches("usize").trim_end_matches("u8");
+        digits
+            .parse::<Arg>()
+            .ok()
+            .filter(|&a| a != crate::api::RET)
+            .ok_or_else(|| format!("`{digits}` is not a parameter position"))
+    }
+
+    fn list(&mut self) -> Result<Vec<Arg>, String> {
+        self.expect(b'[')?;
+        let mut out = Vec::new();
+        if self.peek() == Some(b']') {
+            self.i += 1;
+            return Ok(out);
+        }
+        loop {
+            out.push(self.arg()?);
+            match self.peek() {
+                Some(b',') => {
+                    self.i += 1;
+                    if self.peek() == Some(b']') {
+                        self.i += 1;
+                        return Ok(out);
+                    }
+                }
+                Some(b']') => {
+                    self.i += 1;
+                    return Ok(out);
+                }
+                _ => return Err(format!("expected `,` or `]` at byte {}", self.i)),
+            }
+        }
+    }
+
+    fn string(&mut self) -> Result<String, String> {
+        self.expect(b'"')?;
+        let start = self.i;
+        while self.s.get(self.i).is_some_and(|&c| c != b'"') {
+            self.i += 1;
+        }
+        let text = String::from_utf8_lossy(&self.s[start..self.i]).into_owned();
+        self.expect(b'"')?;
+        Ok(text)
+    }
+
+    /// `key = value, ...` up to the closing parenthesis (not consumed); `value` reads each
+    /// value, given its key.
+    fn pairs(&mut self, mut value: impl FnMut(&str, &mut Self) -> Result<(), String>) -> Result<(), String> {
+        let mut first = true;
+        loop {
+            if !first {
+                match self.peek() {
+                    Some(b',') => self.i += 1,
+                    Some(b')') => return Ok(()),
+                    _ => return Err(format!("expected `,` or `)` at byte {}", self.i)),
+                }
+            }
+            first = false;
+            if self.peek() == Some(b')') {
+                return Ok(());
+            }
+            let key = self.ident()?;
+            self.expect(b'=')?;
+            value(&key, self)?;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_every_form_the_macros_emit() {
+        assert_eq!(parse("sync(stream = 0)"), Ok(Summary::SyncStream(0)));
+        assert_eq!(parse("sync(all)"), Ok(Summary::SyncAll));
+        assert_eq!(
+            parse("copy(dst = 1, src = 2, stream = 0, dir = htod)"),
+            Ok(Summary::Copy {
+                dst: 1,
+                src: 2,
+                stream: 0,
+                dir: Dir::HostToDevice
+            })
+        );
+        assert_eq!(
+            parse("launch(stream = 1, reads = [3, 4], writes = [3], kernel = \"scale\", fenced = false)"),
+            Ok(Summary::Launch {
+                stream: 1,
+                reads: vec![3, 4],
+                writes: vec![3],
+                kernel: Some("scale".into()),
+                fenced: Some(false)
+            })
+        );
+        assert_eq!(
+            parse("launch(stream = 0, reads = [], writes = [])"),
+            Ok(Summary::Launch {
+                stream: 0,
+                reads: vec![],
+                writes: vec![],
+                kernel: None,
+                fenced: None
+            })
+        );
+        assert_eq!(parse("returns(pinned)"), Ok(Summary::Returns(MemKind::Pinned)));
+    }
+
+    #[test]
+    fn rejects_what_it_does_not_know() {
+        for bad in [
+            "",
+            "sync",
+            "sync(stream)",
+            "sync(stream = x)",
+            "copy(dst = 1, src = 2)",
+            "copy(dst = 1, src = 2, stream = 0, dir = up)",
+            "launch(reads = [1])",
+            "launch(stream = 1, reads = [1,, 2])",
+            "launch(stream = 1, fenced = maybe)",
+            "returns(shared)",
+            "teleport(stream = 0)",
+            "sync(all) trailing",
+            "launch(stream = 1, kernel = \"unterminated)",
+            "sync(stream = 255)",
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?} parsed");
+        }
+    }
+}

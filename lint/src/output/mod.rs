@@ -1,0 +1,411 @@
+//! Reports of cuda-lint's findings for CI, code review and editors, one emitter per file:
+//! - [`sarif`]: SARIF 2.1.0, for GitHub code scanning and other SARIF viewers;
+//! - [`github`]: GitHub Actions workflow commands, which become annotations on the diff;
+//! - [`gitlab`]: a GitLab Code Quality report, shown in merge requests.
+//!
+//! `cargo cuda-lint --message-format=sarif|github|gitlab` runs cargo with JSON diagnostics, turns
+//! each `cuda_lint::*` diagnostic into a [`Finding`] ([`classify`]) and hands them all to
+//! [`Format::emit`]. Emitters return the report as a string: only `cargo-cuda-lint` prints.
+//! cargo's own formats (`human`, `short`, `json`, ...) are passed to cargo untouched.
+
+pub mod github;
+pub mod gitlab;
+pub mod sarif;
+
+use std::fmt::Write as _;
+use std::path::{Component, Path, PathBuf};
+
+use cargo_metadata::Message;
+use cargo_metadata::diagnostic::{Diagnostic, DiagnosticLevel, DiagnosticSpan};
+use sha2::{Digest, Sha256};
+
+use crate::lints::{LINTS, LintInfo};
+
+/// `--message-format` values cargo understands itself: passed to it as they are.
+pub const CARGO_FORMATS: &[&str] = &[
+    "human",
+    "short",
+    "json",
+    "json-diagnostic-short",
+    "json-diagnostic-rendered-ansi",
+    "json-render-diagnostics",
+];
+
+/// A report that `cargo cuda-lint` writes itself from cargo's JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Sarif,
+    Github,
+    Gitlab,
+}
+
+impl Format {
+    pub const ALL: [Format; 3] = [Format::Sarif, Format::Github, Format::Gitlab];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Sarif => "sarif",
+            Format::Github => "github",
+            Format::Gitlab => "gitlab",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// The report of `findings` (in any order, duplicates allowed). `root` is the directory the
+    /// findings' relative paths are relative to (SARIF's `%SRCROOT%`).
+    pub fn emit(self, findings: &[Finding], root: &Path) -> String {
+        let findings = normalized(findings);
+        match self {
+            Format::Sarif => sarif::emit(&findings, root),
+            Format::Github => github::emit(&findings),
+            Format::Gitlab => gitlab::emit(&findings),
+        }
+    }
+}
+
+/// Every `--message-format` value `cargo cuda-lint` accepts, for error messages.
+pub fn valid_formats() -> String {
+    CARGO_FORMATS
+        .iter()
+        .copied()
+        .chain(Format::ALL.iter().map(|f| f.name()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Takes the report format out of cargo's arguments: `Ok((Some(format), rest))` when
+/// `--message-format` asks for one of ours (the flag is removed from `rest`), `Ok((None, args))`
+/// when it names only cargo's formats (or is absent), and an error for an unknown format, a
+/// missing value or one of ours combined with another format. Like cargo, the flag may be given
+/// as `--message-format=F` or `--message-format F`, several times, with comma-separated values.
+pub fn split_message_format(args: &[String]) -> Result<(Option<Format>, Vec<String>), String> {
+    let mut rest = Vec::with_capacity(args.len());
+    let mut values = Vec::new();
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        let value = if let Some(value) = arg.strip_prefix("--message-format=") {
+            value.to_string()
+        } else if arg == "--message-format" {
+            match iter.next() {
+                Some(value) => value.clone(),
+                None => return Err(format!("`--message-format` needs a value: {}", valid_formats())),
+            }
+        } else {
+            rest.push(arg.clone());
+            continue;
+        };
+        values.extend(value.split(',').map(|v| v.trim().to_string()));
+    }
+    let mut ours = None;
+    for value in &values {
+        if let Some(format) = Format::from_name(value) {
+            ours = Some(format);
+        } else if !CARGO_FORMATS.contains(&value.as_str()) {
+            return Err(format!(
+                "unknown message format `{value}`; the valid formats are: {}",
+                valid_formats()
+            ));
+        }
+    }
+    match ours {
+        None => Ok((None, args.to_vec())),
+        Some(format) if values.len() == 1 => Ok((Some(format), rest)),
+        Some(format) => Err(format!(
+            "`--message-format={}` cannot be combined with other message formats (given: {})",
+            format.name(),
+            values.join(",")
+        )),
+    }
+}
+
+/// The severity of a finding, as the diagnostic had it (lint levels set by flags included).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    Error,
+    Warning,
+    Note,
+}
+
+impl Level {
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Warning => "warning",
+            Level::Note => "note",
+        }
+    }
+}
+
+/// A source range; lines and columns are 1-based, columns count characters, the end column is
+/// exclusive (as in rustc's JSON).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Span {
+    /// Relative to the report's root with `/` separators, or absolute when outside the root.
+    pub file: String,
+    pub line_start: usize,
+    pub column_start: usize,
+    pub line_end: usize,
+    pub column_end: usize,
+}
+
+/// A secondary span with the text rustc shows at it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Label {
+    pub span: Span,
+    pub text: String,
+}
+
+/// One cuda-lint diagnostic, at its primary span.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Finding {
+    pub span: Span,
+    /// `cuda_lint::NAME`.
+    pub code: String,
+    pub level: Level,
+    /// The diagnostic's message.
+    pub message: String,
+    /// The label of the primary span, if any.
+    pub primary_label: Option<String>,
+    /// The notes and helps, as `note: ...` / `help: ...`.
+    pub notes: Vec<String>,
+    /// Labeled secondary spans and spans of notes.
+    pub labels: Vec<Label>,
+    /// The source text of the primary span's first line (for fingerprints).
+    pub source_line: String,
+}
+
+impl Finding {
+    /// The message followed by its notes and helps, one a line.
+    pub fn full_message(&self) -> String {
+        let mut text = self.message.clone();
+        for note in &self.notes {
+            text.push('\n');
+            text.push_str(note);
+        }
+        text
+    }
+
+    /// The lint this finding belongs to.
+    pub fn lint(&self) -> Option<&'static LintInfo> {
+        lint_info(&self.code)
+    }
+}
+
+/// The lint `cuda_lint::NAME` names.
+pub fn lint_info(code: &str) -> Option<&'static LintInfo> {
+    LINTS.iter().copied().find(|info| info.name() == code)
+}
+
+/// Where a lint's documentation is published.
+pub fn help_uri(info: &LintInfo) -> String {
+    format!(
+        "https://github.com/cuda-lint/cuda-lint/blob/main/LINTS.md#{}",
+        info.short_name()
+    )
+}
+
+/// What a message of cargo's JSON stream is to a report.
+#[derive(Debug)]
+pub enum Classified {
+    /// A cuda-lint diagnostic.
+    Finding(Finding),
+    /// Anything else the user must see (other diagnostics, stray output): the text to show.
+    Other(String),
+    /// Artifacts, build-script runs, the end of the build.
+    Ignored,
+}
+
+/// Sorts one message of `cargo check --message-format=json*` (`cargo_metadata`'s parse). rustc
+/// runs in the workspace root, so relative file names are relative to `workspace_root`; the
+/// finding's paths are made relative to `root` (the workspace root, or a directory above it).
+pub fn classify(message: Message, workspace_root: &Path, root: &Path) -> Classified {
+    match message {
+        Message::CompilerMessage(msg) => match finding(&msg.message, workspace_root, root) {
+            Some(finding) => Classified::Finding(finding),
+            None => {
+                let diag = &msg.message;
+                let mut text = diag
+                    .rendered
+                    .clone()
+                    .unwrap_or_else(|| format!("{}: {}", level_name(diag.level), diag.message));
+                if !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                Classified::Other(text)
+            }
+        },
+        Message::TextLine(line) if line.trim().is_empty() => Classified::Ignored,
+        Message::TextLine(line) => Classified::Other(line + "\n"),
+        _ => Classified::Ignored,
+    }
+}
+
+/// The finding of a `cuda_lint::*` diagnostic; `None` for other diagnostics.
+pub fn finding(diag: &Diagnostic, workspace_root: &Path, root: &Path) -> Option<Finding> {
+    let code = diag.code.as_ref()?.code.clone();
+    if !code.starts_with("cuda_lint::") {
+        return None;
+    }
+    let level = match diag.level {
+        DiagnosticLevel::Error | DiagnosticLevel::Ice => Level::Error,
+        DiagnosticLevel::Warning => Level::Warning,
+        _ => Level::Note,
+    };
+    let primary = diag.spans.iter().find(|s| s.is_primary)?;
+    let shown = user_span(primary, workspace_root, root);
+    let mut labels: Vec<Label> = diag
+        .spans
+        .iter()
+        .filter(|s| !s.is_primary)
+        .filter_map(|s| {
+            let text = s.label.clone()?;
+            Some(Label {
+                span: span(user_span(s, workspace_root, root), workspace_root, root),
+                text,
+            })
+        })
+        .collect();
+    let mut notes = Vec::new();
+    for child in diag.children.iter().filter(|c| !is_level_note(c)) {
+        notes.push(format!("{}: {}", level_name(child.level), child.message));
+        for s in child.spans.iter().filter(|s| s.is_primary) {
+            let text = match &s.suggested_replacement {
+                Some(replacement) => format!("{} `{replacement}`", child.message),
+                None => child.message.clone(),
+            };
+            labels.push(Label {
+                span: span(user_span(s, workspace_root, root), workspace_root, root),
+                text,
+            });
+        }
+    }
+    Some(Finding {
+        span: span(shown, workspace_root, root),
+        code,
+        level,
+        message: diag.message.clone(),
+        primary_label: primary.label.clone(),
+        notes,
+        labels,
+        source_line: shown.text.first().map(|l| l.text.clone()).unwrap_or_default(),
+    })
+}
+
+/// rustc's note on where the lint's level comes from ("`#[deny(..)]` on by default", "implied
+/// by", "requested on the command line"): given once per lint and crate, it says nothing about
+/// the finding.
+fn is_level_note(child: &Diagnostic) -> bool {
+    let m = &child.message;
+    child.spans.is_empty()
+        && ((m.starts_with("`#[") && (m.ends_with("` on by default") || m.contains("` implied by `")))
+            || m.starts_with("requested on the command line with"))
+}
+
+fn level_name(level: DiagnosticLevel) -> &'static str {
+    match level {
+        DiagnosticLevel::Ice => "error: internal compiler error",
+        DiagnosticLevel::Error => "error",
+        DiagnosticLevel::Warning => "warning",
+        DiagnosticLevel::FailureNote => "failure-note",
+        DiagnosticLevel::Help => "help",
+        _ => "note",
+    }
+}
+
+/// A span inside a macro defined outside the report's root is shown at the macro's call site
+/// in the user's code.
+fn user_span<'a>(mut s: &'a DiagnosticSpan, workspace_root: &Path, root: &Path) -> &'a DiagnosticSpan {
+    while !is_under(&s.file_name, workspace_root, root)
+        && let Some(expansion) = &s.expansion
+    {
+        s = &expansion.span;
+    }
+    s
+}
+
+fn is_under(file_name: &str, workspace_root: &Path, root: &Path) -> bool {
+    !file_name.starts_with('<') && normalize(&workspace_root.join(file_name)).starts_with(normalize(root))
+}
+
+fn span(s: &DiagnosticSpan, workspace_root: &Path, root: &Path) -> Span {
+    Span {
+        file: relative_path(&s.file_name, workspace_root, root),
+        line_start: s.line_start,
+        column_start: s.column_start,
+        line_end: s.line_end,
+        column_end: s.column_end,
+    }
+}
+
+/// `file_name` (relative to `workspace_root`, or absolute) relative to `root` with `/`
+/// separators; absolute when it lies outside `root`.
+pub fn relative_path(file_name: &str, workspace_root: &Path, root: &Path) -> String {
+    let path = normalize(&workspace_root.join(file_name));
+    match path.strip_prefix(normalize(root)) {
+        Ok(relative) => relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/"),
+        Err(_) => path.to_string_lossy().into_owned(),
+    }
+}
+
+/// Removes `.` and resolves `..` without touching the file system.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Sorted by place, duplicates (the same diagnostic from two targets of one crate) removed:
+/// reports do not depend on the order in which cargo compiled the crates.
+fn normalized(findings: &[Finding]) -> Vec<Finding> {
+    let mut findings = findings.to_vec();
+    findings.sort();
+    findings.dedup();
+    findings
+}
+
+/// A fingerprint for each finding that survives edits elsewhere in the file: the SHA-256 of the
+/// lint, the file, the trimmed text of the finding's line and the finding's index among the
+/// findings with those three (in order of position), never the line number.
+pub fn fingerprints(findings: &[Finding]) -> Vec<String> {
+    let mut seen: Vec<(&str, &str, &str)> = Vec::new();
+    findings
+        .iter()
+        .map(|f| {
+            let key = (f.code.as_str(), f.span.file.as_str(), f.source_line.trim());
+            let occurrence = seen.iter().filter(|k| **k == key).count();
+            seen.push(key);
+            hash(&[key.0, key.1, key.2, &occurrence.to_string()])
+        })
+        .collect()
+}
+
+/// The SHA-256 of `parts` (each followed by a NUL byte), in hexadecimal.
+pub(crate) fn hash(parts: &[&str]) -> String {
+    let mut hasher = Sha256::new();
+    for part in parts {
+        hasher.update(part.as_bytes());
+        hasher.update([0u8]);
+    }
+    let mut hex = String::with_capacity(64);
+    for byte in hasher.finalize().iter() {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    hex
+}

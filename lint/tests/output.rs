@@ -1,0 +1,722 @@
+//! The report formats of `cargo cuda-lint --message-format=sarif|github|gitlab`: each emitter on
+//! hand-made findings (escaping, fingerprints, paths), cargo's JSON turned into findings, the
+//! parsing of `--message-format`, and the reports of the workspace's examples end to end,
+//! validated against the SARIF 2.1.0 schema and GitLab's Code Quality schema (tests/schemas/).
+#![feature(rustc_private)]
+
+// Links the compiler's shared library the lint crate needs.
+#[allow(unused_extern_crates)]
+extern crate rustc_driver;
+
+mod common;
+
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+
+use cargo_metadata::Message;
+use cuda_lint_engine::LINTS;
+use cuda_lint_engine::output::{
+    self, Classified, Finding, Format, Label, Level, Span, fingerprints, github, split_message_format,
+};
+use serde_json::{Value, json};
+
+use common::{cargo_cuda_lint, expected, repo};
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+fn span(file: &str, line: usize, col: usize, line_end: usize, col_end: usize) -> Span {
+    Span {
+        file: file.into(),
+        line_start: line,
+        column_start: col,
+        line_end,
+        column_end: col_end,
+    }
+}
+
+fn finding(code: &str, level: Level, file: &str, line: usize, message: &str, source_line: &str) -> Finding {
+    Finding {
+        span: span(file, line, 5, line, 9),
+        code: format!("cuda_lint::{code}"),
+        level,
+        message: message.into(),
+        primary_label: None,
+        notes: Vec::new(),
+        labels: Vec::new(),
+        source_line: source_line.into(),
+    }
+}
+
+fn schema(name: &str) -> jsonschema::Validator {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schemas").join(name);
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("the schema compiles")
+}
+
+fn assert_valid(validator: &jsonschema::Validator, instance: &Value) {
+    let errors: Vec<String> = validator
+        .iter_errors(instance)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}\n{instance:#}");
+}
+
+/// The SARIF log parsed and checked against the SARIF 2.1.0 schema.
+fn valid_sarif(text: &str) -> Value {
+    let log: Value = serde_json::from_str(text).expect("the report is one JSON document");
+    assert_valid(&schema("sarif-schema-2.1.0.json"), &log);
+    log
+}
+
+/// The GitLab report parsed, each entry checked against GitLab's schema and the documented
+/// requirements the schema leaves out.
+fn valid_gitlab(text: &str) -> Vec<Value> {
+    let report: Value = serde_json::from_str(text).expect("the report is one JSON document");
+    let entries = report.as_array().expect("the report is an array").clone();
+    let validator = schema("gitlab-codeclimate.json");
+    let mut fingerprints = HashSet::new();
+    for entry in &entries {
+        assert_valid(&validator, entry);
+        let check_name = entry["check_name"].as_str().expect("check_name");
+        assert!(
+            entry["description"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("{check_name}: "))
+        );
+        assert!(["info", "minor", "major", "critical", "blocker"].contains(&entry["severity"].as_str().unwrap()));
+        let path = entry["location"]["path"].as_str().unwrap();
+        assert!(!path.starts_with("./") && !path.starts_with('/'), "{path}");
+        assert!(entry["location"]["lines"]["begin"].as_u64().unwrap() >= 1);
+        assert!(
+            fingerprints.insert(entry["fingerprint"].as_str().unwrap().to_string()),
+            "{entry}"
+        );
+    }
+    entries
+}
+
+/// `%XX` decoded.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            out.push(u8::from_str_radix(&text[i + 1..i + 3], 16).unwrap());
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+/// A parsed workflow command: (command, properties, message), all unescaped.
+fn parse_command(line: &str) -> (String, Vec<(String, String)>, String) {
+    let rest = line.strip_prefix("::").expect("a workflow command");
+    let (head, data) = rest.split_once("::").expect("`::` before the message");
+    let (command, properties) = head.split_once(' ').expect("properties");
+    let properties = properties
+        .split(',')
+        .map(|p| {
+            let (key, value) = p.split_once('=').expect("key=value");
+            (key.to_string(), percent_decode(value))
+        })
+        .collect();
+    (command.to_string(), properties, percent_decode(data))
+}
+
+fn property<'a>(properties: &'a [(String, String)], key: &str) -> &'a str {
+    &properties
+        .iter()
+        .find(|(k, _)| k == key)
+        .unwrap_or_else(|| panic!("no {key}"))
+        .1
+}
+
+// ---------------------------------------------------------------------------------------------
+// GitHub workflow commands
+
+#[test]
+fn github_commands_escape_data_and_properties() {
+    let mut f = finding(
+        "missing_sync",
+        Level::Error,
+        "src/we,ird:dir/100%.rs",
+        3,
+        "50% done, a:b\r\nnext",
+        "x",
+    );
+    f.notes.push("help: call `s.synchronize()`, then read".into());
+    assert_eq!(
+        github::command(&f),
+        "::error file=src/we%2Cird%3Adir/100%25.rs,line=3,endLine=3,col=5,endColumn=9,\
+         title=cuda_lint%3A%3Amissing_sync::50%25 done, a:b%0D%0Anext%0Ahelp: call `s.synchronize()`, then read\n"
+    );
+    assert_eq!(github::escape_data("100%\n%0A:,"), "100%25%0A%250A:,");
+    assert_eq!(github::escape_property("a%b:c,d\re\nf"), "a%25b%3Ac%2Cd%0De%0Af");
+
+    // What GitHub reads back is what was meant.
+    let (command, properties, message) = parse_command(github::command(&f).trim_end_matches('\n'));
+    assert_eq!(command, "error");
+    assert_eq!(property(&properties, "file"), "src/we,ird:dir/100%.rs");
+    assert_eq!(property(&properties, "title"), "cuda_lint::missing_sync");
+    assert_eq!(message, f.full_message());
+}
+
+#[test]
+fn github_levels_and_multi_line_spans() {
+    let mut warn = finding("pageable_async_copy", Level::Warning, "src/a.rs", 10, "slow", "x");
+    warn.span = span("src/a.rs", 10, 3, 12, 4);
+    let line = github::command(&warn);
+    assert!(
+        line.starts_with("::warning file=src/a.rs,line=10,endLine=12,title="),
+        "{line}"
+    );
+    // GitHub takes columns only for one-line annotations.
+    assert!(!line.contains("col="), "{line}");
+    let note = finding("missing_sync", Level::Note, "src/a.rs", 1, "m", "x");
+    assert!(github::command(&note).starts_with("::notice "));
+    // One command a finding, sorted by place, duplicates once.
+    let e = finding("missing_sync", Level::Error, "src/b.rs", 1, "m", "x");
+    let report = Format::Github.emit(&[e.clone(), warn, e], Path::new("/repo"));
+    assert_eq!(report.lines().count(), 2, "{report}");
+    assert!(report.lines().next().unwrap().contains("file=src/a.rs"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fingerprints
+
+#[test]
+fn fingerprints_follow_the_code_not_the_line_number() {
+    let at = |line, text: &str| finding("missing_sync", Level::Error, "src/main.rs", line, "m", text);
+    let before = fingerprints(&[at(10, "    let x = h[0];")]);
+    // Lines added above move the finding; its fingerprint stays (indentation aside).
+    assert_eq!(before, fingerprints(&[at(25, "        let x = h[0];  ")]));
+    // Another line of code, another lint or another file is another finding.
+    assert_ne!(before, fingerprints(&[at(10, "    let y = h[0];")]));
+    let mut other_lint = at(10, "    let x = h[0];");
+    other_lint.code = "cuda_lint::host_deref_device_ptr".into();
+    assert_ne!(before, fingerprints(&[other_lint]));
+    let mut other_file = at(10, "    let x = h[0];");
+    other_file.span.file = "src/lib.rs".into();
+    assert_ne!(before, fingerprints(&[other_file]));
+    // The same line twice: told apart by their order.
+    let twice = fingerprints(&[at(10, "let x = h[0];"), at(20, "let x = h[0];")]);
+    assert_ne!(twice[0], twice[1]);
+    assert_eq!(twice[0], fingerprints(&[at(10, "let x = h[0];")])[0]);
+    // Pinned: changing the recipe would reopen every alert users dismissed. It is the SHA-256 of
+    // "cuda_lint::missing_sync\0src/main.rs\0let x = h[0];\00\0".
+    assert_eq!(
+        before[0],
+        "c3007c671a5b3ee015e1d6b84b06616eea51226d02de1909cf9e4b4a8bbe6ff7"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// GitLab Code Quality
+
+#[test]
+fn gitlab_report_validates_with_unique_fingerprints() {
+    let findings = [
+        finding(
+            "missing_sync",
+            Level::Error,
+            "src/a, b:c%.rs",
+            4,
+            "host read of `h`\nwhile copying",
+            "let x = h[0];",
+        ),
+        finding(
+            "missing_sync",
+            Level::Error,
+            "src/a, b:c%.rs",
+            9,
+            "host read of `h`",
+            "let x = h[0];",
+        ),
+        finding(
+            "pageable_async_copy",
+            Level::Warning,
+            "src/a, b:c%.rs",
+            2,
+            "asynchronous copy",
+            "copy(&v);",
+        ),
+        // The same diagnostic from a second target of the crate.
+        finding(
+            "pageable_async_copy",
+            Level::Warning,
+            "src/a, b:c%.rs",
+            2,
+            "asynchronous copy",
+            "copy(&v);",
+        ),
+    ];
+    let entries = valid_gitlab(&Format::Gitlab.emit(&findings, Path::new("/repo")));
+    assert_eq!(entries.len(), 3);
+    assert_eq!(
+        entries[0],
+        json!({
+            "description": "cuda_lint::pageable_async_copy: asynchronous copy",
+            "check_name": "cuda_lint::pageable_async_copy",
+            "fingerprint": entries[0]["fingerprint"],
+            "severity": "minor",
+            "location": { "path": "src/a, b:c%.rs", "lines": { "begin": 2 } }
+        })
+    );
+    assert_eq!(entries[1]["severity"], "critical");
+    assert_eq!(
+        entries[1]["description"],
+        "cuda_lint::missing_sync: host read of `h`\nwhile copying"
+    );
+    assert_eq!(entries[2]["location"]["lines"]["begin"], 9);
+    // The same fingerprints as SARIF's partialFingerprints.
+    let sarif = valid_sarif(&Format::Sarif.emit(&findings, Path::new("/repo")));
+    let sarif_fingerprints: Vec<&Value> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["partialFingerprints"]["cudaLintFingerprint/v1"])
+        .collect();
+    let gitlab_fingerprints: Vec<&Value> = entries.iter().map(|e| &e["fingerprint"]).collect();
+    assert_eq!(sarif_fingerprints, gitlab_fingerprints);
+    assert_eq!(Format::Gitlab.emit(&[], Path::new("/repo")), "[]\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// SARIF
+
+#[test]
+fn sarif_report_of_hand_made_findings_validates() {
+    let mut deny = finding(
+        "missing_sync",
+        Level::Error,
+        "src/my dir/50%,a:b.rs",
+        57,
+        "host read of `h` while an asynchronous copy may still write it",
+        "let tail = h[N - TAIL..].to_vec();",
+    );
+    deny.primary_label = Some("read here".into());
+    deny.notes = vec!["help: call `s.synchronize()` before touching `h`".into()];
+    deny.labels = vec![Label {
+        span: span("src/my dir/50%,a:b.rs", 56, 20, 56, 47),
+        text: "copy started here".into(),
+    }];
+    let mut outside = finding(
+        "pageable_async_copy",
+        Level::Warning,
+        "/elsewhere/dep/src/lib.rs",
+        3,
+        "slow",
+        "x",
+    );
+    outside.notes = vec!["note: staged through a pinned buffer".into()];
+    let root = Path::new("/work/my repo");
+    let log = valid_sarif(&Format::Sarif.emit(&[deny, outside], root));
+
+    assert_eq!(log["version"], "2.1.0");
+    let run = &log["runs"][0];
+    assert_eq!(run["originalUriBaseIds"]["%SRCROOT%"]["uri"], "file:///work/my%20repo/");
+    assert_eq!(run["columnKind"], "unicodeCodePoints");
+    let driver = &run["tool"]["driver"];
+    assert_eq!(driver["name"], "cuda-lint");
+    let rules = driver["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), LINTS.len());
+    for (rule, info) in rules.iter().zip(LINTS) {
+        assert_eq!(rule["id"], info.name());
+        assert_eq!(rule["name"], info.short_name());
+        assert_eq!(rule["shortDescription"]["text"], info.lint.desc);
+        assert!(
+            rule["fullDescription"]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("### What it does")
+        );
+        assert!(rule["help"]["markdown"].as_str().unwrap().contains("Use instead:"));
+        assert_eq!(
+            rule["helpUri"],
+            format!(
+                "https://github.com/cuda-lint/cuda-lint/blob/main/LINTS.md#{}",
+                info.short_name()
+            )
+        );
+        let level = if info.default_level() == "deny" {
+            "error"
+        } else {
+            "warning"
+        };
+        assert_eq!(rule["defaultConfiguration"]["level"], level);
+    }
+
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    // Sorted by path: the absolute one first.
+    let (outside, deny) = (&results[0], &results[1]);
+    assert_eq!(deny["ruleId"], "cuda_lint::missing_sync");
+    assert_eq!(
+        rules[deny["ruleIndex"].as_u64().unwrap() as usize]["id"],
+        "cuda_lint::missing_sync"
+    );
+    assert_eq!(deny["level"], "error");
+    assert_eq!(
+        deny["message"]["text"],
+        "host read of `h` while an asynchronous copy may still write it\nhelp: call `s.synchronize()` before touching `h`"
+    );
+    let location = &deny["locations"][0];
+    let artifact = &location["physicalLocation"]["artifactLocation"];
+    assert_eq!(artifact["uriBaseId"], "%SRCROOT%");
+    assert_eq!(artifact["uri"], "src/my%20dir/50%25%2Ca%3Ab.rs");
+    assert_eq!(
+        percent_decode(artifact["uri"].as_str().unwrap()),
+        "src/my dir/50%,a:b.rs"
+    );
+    assert_eq!(
+        location["physicalLocation"]["region"],
+        json!({"startLine": 57, "startColumn": 5, "endLine": 57, "endColumn": 9})
+    );
+    assert_eq!(location["message"]["text"], "read here");
+    let related = &deny["relatedLocations"][0];
+    assert_eq!(related["message"]["text"], "copy started here");
+    assert_eq!(related["physicalLocation"]["region"]["startLine"], 56);
+    assert_eq!(
+        deny["partialFingerprints"]["cudaLintFingerprint/v1"]
+            .as_str()
+            .unwrap()
+            .len(),
+        64
+    );
+
+    assert_eq!(outside["level"], "warning");
+    let artifact = &outside["locations"][0]["physicalLocation"]["artifactLocation"];
+    assert_eq!(artifact["uri"], "file:///elsewhere/dep/src/lib.rs");
+    assert!(artifact.get("uriBaseId").is_none());
+    assert!(outside.get("relatedLocations").is_none());
+}
+
+#[test]
+fn sarif_report_without_findings_still_lists_every_rule() {
+    let log = valid_sarif(&Format::Sarif.emit(&[], Path::new("/repo")));
+    assert_eq!(log["runs"][0]["results"], json!([]));
+    assert_eq!(log["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn the_schemas_reject_broken_reports() {
+    let f = finding("missing_sync", Level::Error, "src/a.rs", 1, "m", "x");
+    let sarif = schema("sarif-schema-2.1.0.json");
+    let mut log: Value = serde_json::from_str(&Format::Sarif.emit(std::slice::from_ref(&f), Path::new("/r"))).unwrap();
+    assert!(sarif.is_valid(&log));
+    log["runs"][0]["results"][0]["level"] = json!("fatal");
+    assert!(!sarif.is_valid(&log));
+    log["runs"][0]["results"][0]["level"] = json!("error");
+    log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] = json!(0);
+    assert!(!sarif.is_valid(&log));
+
+    let gitlab = schema("gitlab-codeclimate.json");
+    let mut report: Value = serde_json::from_str(&Format::Gitlab.emit(&[f], Path::new("/r"))).unwrap();
+    assert!(gitlab.is_valid(&report[0]));
+    report[0].as_object_mut().unwrap().remove("fingerprint");
+    assert!(!gitlab.is_valid(&report[0]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// cargo's JSON to findings
+
+/// A `compiler-message` line as cargo prints it.
+fn compiler_message(diagnostic: Value) -> Message {
+    let line = json!({
+        "reason": "compiler-message",
+        "package_id": "path+file:///repo/app#0.1.0",
+        "manifest_path": "/repo/app/Cargo.toml",
+        "target": {
+            "kind": ["bin"], "crate_types": ["bin"], "name": "app", "src_path": "/repo/app/src/main.rs",
+            "edition": "2024", "doc": true, "doctest": false, "test": true
+        },
+        "message": diagnostic,
+    })
+    .to_string();
+    Message::parse_stream(line.as_bytes()).next().unwrap().unwrap()
+}
+
+fn diag_span(file: &str, line: usize, primary: bool, label: Option<&str>, text: &str) -> Value {
+    json!({
+        "file_name": file, "byte_start": 0, "byte_end": 4, "line_start": line, "line_end": line,
+        "column_start": 5, "column_end": 9, "is_primary": primary,
+        "text": [{"text": text, "highlight_start": 5, "highlight_end": 9}],
+        "label": label, "suggested_replacement": null, "suggestion_applicability": null, "expansion": null
+    })
+}
+
+fn child(level: &str, message: &str, spans: Value) -> Value {
+    json!({"message": message, "code": null, "level": level, "spans": spans, "children": [], "rendered": null})
+}
+
+#[test]
+fn cuda_lint_diagnostics_become_findings() {
+    let diagnostic = json!({
+        "message": "host read of `h` while an asynchronous copy may still write it",
+        "code": {"code": "cuda_lint::missing_sync", "explanation": null},
+        "level": "error",
+        "spans": [
+            diag_span("src/main.rs", 57, true, Some("read here"), "    let tail = h[..].to_vec();"),
+            diag_span("src/main.rs", 56, false, Some("asynchronous copy started here"), "    s.copy()?;"),
+            diag_span("src/main.rs", 50, false, None, "unlabeled"),
+        ],
+        "children": [
+            child("help", "call `s.synchronize()` first", json!([])),
+            child("note", "the copy happens inside `helper` here", json!([diag_span("src/lib.rs", 7, true, None, "x")])),
+            child("note", "`#[deny(cuda_lint::missing_sync)]` on by default", json!([])),
+        ],
+        "rendered": "error: host read ...\n"
+    });
+    let workspace = Path::new("/repo/app");
+    let Classified::Finding(f) = output::classify(compiler_message(diagnostic), workspace, Path::new("/repo")) else {
+        panic!("a cuda-lint diagnostic is a finding");
+    };
+    assert_eq!(f.code, "cuda_lint::missing_sync");
+    assert_eq!(f.level, Level::Error);
+    // Relative to the report's root, which may lie above the workspace.
+    assert_eq!(f.span, span("app/src/main.rs", 57, 5, 57, 9));
+    assert_eq!(f.primary_label.as_deref(), Some("read here"));
+    assert_eq!(f.source_line, "    let tail = h[..].to_vec();");
+    assert_eq!(
+        f.notes,
+        [
+            "help: call `s.synchronize()` first",
+            "note: the copy happens inside `helper` here"
+        ]
+    );
+    assert_eq!(
+        f.labels,
+        [
+            Label {
+                span: span("app/src/main.rs", 56, 5, 56, 9),
+                text: "asynchronous copy started here".into()
+            },
+            Label {
+                span: span("app/src/lib.rs", 7, 5, 7, 9),
+                text: "the copy happens inside `helper` here".into()
+            },
+        ]
+    );
+}
+
+#[test]
+fn other_diagnostics_and_output_are_kept_for_stderr() {
+    let error = json!({
+        "message": "cannot find value `x` in this scope",
+        "code": {"code": "E0425", "explanation": "..."},
+        "level": "error",
+        "spans": [diag_span("src/main.rs", 3, true, Some("not found in this scope"), "x")],
+        "children": [],
+        "rendered": "error[E0425]: cannot find value `x` in this scope\n"
+    });
+    let root = Path::new("/repo");
+    match output::classify(compiler_message(error), root, root) {
+        Classified::Other(text) => assert_eq!(text, "error[E0425]: cannot find value `x` in this scope\n"),
+        other => panic!("{other:?}"),
+    }
+    let line = Message::parse_stream(&b"not json\n"[..]).next().unwrap().unwrap();
+    assert!(matches!(output::classify(line, root, root), Classified::Other(text) if text == "not json\n"));
+    let finished = Message::parse_stream(&br#"{"reason":"build-finished","success":false}"#[..])
+        .next()
+        .unwrap()
+        .unwrap();
+    assert!(matches!(output::classify(finished, root, root), Classified::Ignored));
+}
+
+#[test]
+fn spans_in_foreign_macros_are_shown_at_the_call_site() {
+    let mut inner = diag_span(
+        "/home/u/.cargo/registry/src/dep/src/lib.rs",
+        100,
+        true,
+        None,
+        "macro body",
+    );
+    inner["expansion"] = json!({
+        "span": diag_span("src/main.rs", 12, false, None, "    copy!(dev, host);"),
+        "macro_decl_name": "copy!",
+        "def_site_span": null
+    });
+    let diagnostic = json!({
+        "message": "asynchronous copy from pageable host memory",
+        "code": {"code": "cuda_lint::pageable_async_copy", "explanation": null},
+        "level": "warning",
+        "spans": [inner],
+        "children": [],
+        "rendered": null
+    });
+    let root = Path::new("/repo");
+    let Classified::Finding(f) = output::classify(compiler_message(diagnostic), root, root) else {
+        panic!("a finding");
+    };
+    assert_eq!(f.level, Level::Warning);
+    assert_eq!(f.span.file, "src/main.rs");
+    assert_eq!(f.span.line_start, 12);
+    assert_eq!(f.source_line, "    copy!(dev, host);");
+    assert_eq!(output::relative_path("/repo/./a/../b.rs", root, root), "b.rs");
+    assert_eq!(output::relative_path("/other/b.rs", root, root), "/other/b.rs");
+}
+
+// ---------------------------------------------------------------------------------------------
+// --message-format
+
+#[test]
+fn message_format_is_ours_or_cargos() {
+    let args = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let rest = args(&["-p", "x", "--keep-going"]);
+    assert_eq!(
+        split_message_format(&args(&["-p", "x", "--message-format=sarif", "--keep-going"])),
+        Ok((Some(Format::Sarif), rest.clone()))
+    );
+    assert_eq!(
+        split_message_format(&args(&["-p", "x", "--message-format", "github", "--keep-going"])),
+        Ok((Some(Format::Github), rest.clone()))
+    );
+    assert_eq!(
+        split_message_format(&args(&["--message-format=gitlab"])),
+        Ok((Some(Format::Gitlab), vec![]))
+    );
+    for cargo in [
+        &["--message-format=json"][..],
+        &["--message-format", "short,json"],
+        &["-p", "x"],
+    ] {
+        assert_eq!(split_message_format(&args(cargo)), Ok((None, args(cargo))));
+    }
+    let unknown = split_message_format(&args(&["--message-format=xml"])).unwrap_err();
+    assert!(unknown.contains("`xml`") && unknown.contains("human") && unknown.contains("sarif, github, gitlab"));
+    assert!(split_message_format(&args(&["--message-format=sarif,json"])).is_err());
+    assert!(split_message_format(&args(&["--message-format=sarif", "--message-format=gitlab"])).is_err());
+    assert!(split_message_format(&args(&["--message-format"])).is_err());
+}
+
+#[test]
+fn an_unknown_format_is_refused_with_the_valid_ones() {
+    let out = cargo_cuda_lint(&["--message-format=xml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("xml") && stderr.contains("json, json-diagnostic-short"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("sarif, github, gitlab"), "{stderr}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// End to end on the workspace's examples
+
+fn examples_report(format: &str) -> String {
+    let out = cargo_cuda_lint(&[
+        "-p",
+        "cuda-lint-examples",
+        "--bins",
+        "--keep-going",
+        &format!("--message-format={format}"),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("internal compiler error") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+    // Deny-level findings fail the run, whatever the format.
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains(&format!("in the {format} report")), "{stderr}");
+    String::from_utf8(out.stdout).expect("UTF-8 report")
+}
+
+fn level_of(lint: &str) -> &'static str {
+    if lint == "cuda_lint::pageable_async_copy" {
+        "warning"
+    } else {
+        "error"
+    }
+}
+
+#[test]
+fn sarif_report_of_the_examples() {
+    let log = valid_sarif(&examples_report("sarif"));
+    let run = &log["runs"][0];
+    let root: PathBuf = repo();
+    assert_eq!(
+        percent_decode(run["originalUriBaseIds"]["%SRCROOT%"]["uri"].as_str().unwrap()),
+        format!("file://{}/", root.display())
+    );
+    let rules: Vec<&str> = run["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, LINTS.iter().map(|l| l.name()).collect::<Vec<_>>());
+    let mut found = BTreeSet::new();
+    let mut fingerprints = HashSet::new();
+    for result in run["results"].as_array().unwrap() {
+        let rule = result["ruleId"].as_str().unwrap();
+        assert_eq!(result["level"], level_of(rule));
+        let location = &result["locations"][0]["physicalLocation"];
+        assert_eq!(location["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+        let file = percent_decode(location["artifactLocation"]["uri"].as_str().unwrap());
+        assert!(root.join(&file).is_file(), "{file}");
+        found.insert((
+            file,
+            location["region"]["startLine"].as_u64().unwrap() as usize,
+            rule.to_string(),
+        ));
+        assert!(fingerprints.insert(result["partialFingerprints"]["cudaLintFingerprint/v1"].clone()));
+    }
+    assert_eq!(found, expected());
+}
+
+#[test]
+fn github_report_of_the_examples() {
+    let report = examples_report("github");
+    let mut found = BTreeSet::new();
+    for line in report.lines() {
+        let (command, properties, message) = parse_command(line);
+        let title = property(&properties, "title").to_string();
+        assert_eq!(command, level_of(&title), "{line}");
+        assert!(
+            !message.is_empty() && message.contains('\n'),
+            "the notes follow the message: {line}"
+        );
+        let file = property(&properties, "file").to_string();
+        assert!(repo().join(&file).is_file(), "{file}");
+        found.insert((file, property(&properties, "line").parse().unwrap(), title));
+    }
+    assert_eq!(report.lines().count(), expected().len(), "{report}");
+    assert_eq!(found, expected());
+}
+
+#[test]
+fn gitlab_report_of_the_examples() {
+    let entries = valid_gitlab(&examples_report("gitlab"));
+    let found: BTreeSet<_> = entries
+        .iter()
+        .map(|e| {
+            let check = e["check_name"].as_str().unwrap().to_string();
+            let severity = if level_of(&check) == "error" {
+                "critical"
+            } else {
+                "minor"
+            };
+            assert_eq!(e["severity"], severity);
+            (
+                e["location"]["path"].as_str().unwrap().to_string(),
+                e["location"]["lines"]["begin"].as_u64().unwrap() as usize,
+                check,
+            )
+        })
+        .collect();
+    assert_eq!(entries.len(), expected().len());
+    assert_eq!(found, expected());
+}
