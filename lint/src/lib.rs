@@ -12,6 +12,7 @@
 #![feature(box_patterns)]
 #![warn(rust_2018_idioms, unused_lifetimes, unused_qualifications)]
 
+extern crate rustc_abi;
 extern crate rustc_ast_pretty;
 extern crate rustc_data_structures;
 extern crate rustc_errors;
@@ -49,6 +50,6 @@ pub fn register_lints_for(_sess: &rustc_session::Session, store: &mut rustc_lint
         LINTS.iter().map(|info| rustc_lint::LintId::of(info.lint)).collect(),
     );
     if analyse {
-        store.register_late_pass(|_| Box::new(pass::CudaMemory::default()));
+        store.register_late_mod_pass(|_| Box::new(pass::CudaMemory::default()));
     }
 }

@@ -1,27 +1,29 @@
 //! The lint pass: hands every function and closure body to the analysis and its findings to
 //! the lints.
 
-use rustc_data_structures::fx::{FxHashSet, FxIndexSet};
+use rustc_data_structures::fx::{FxHashMap, FxHashSet};
 use rustc_hir::intravisit::FnKind;
 use rustc_hir::{Body, FnDecl};
 use rustc_lint::{LateContext, LateLintPass, LintPass, LintVec};
 use rustc_span::Span;
-use rustc_span::def_id::LocalDefId;
+use rustc_span::def_id::{DefId, LocalDefId};
 
 use crate::analysis::{self, Finding, FindingKind, Resolver};
 use crate::lints::{self, LINTS};
 
+/// The pass, one per module (rustc caches a module's lint results between incremental builds:
+/// touching one file re-analyses only the modules that depend on what changed).
 pub struct CudaMemory<'tcx> {
     resolver: Option<Resolver<'tcx>>,
-    /// Every body's findings, reported at the end of the crate.
-    findings: FxIndexSet<Finding>,
+    /// Helpers' findings when analysed on their own, for `report_body`'s deduplication.
+    helper_findings: FxHashMap<LocalDefId, Vec<Finding>>,
 }
 
 impl Default for CudaMemory<'_> {
     fn default() -> Self {
         CudaMemory {
             resolver: None,
-            findings: FxIndexSet::default(),
+            helper_findings: FxHashMap::default(),
         }
     }
 }
@@ -47,9 +49,8 @@ impl<'tcx> LateLintPass<'tcx> for CudaMemory<'tcx> {
         _: Span,
         def_id: LocalDefId,
     ) {
-        let resolver = self.resolver.get_or_insert_with(|| Resolver::new(cx.tcx));
-        match analyze_guarded(resolver, def_id) {
-            Ok(findings) => self.findings.extend(findings),
+        match self.analyze(cx, def_id) {
+            Ok(findings) => self.report_body(cx, &findings),
             Err(message) => {
                 // A bug of cuda-lint's must not stop the compilation (nor look like rustc's):
                 // the function is skipped, and the user is told why.
@@ -63,27 +64,70 @@ impl<'tcx> LateLintPass<'tcx> for CudaMemory<'tcx> {
             }
         }
     }
+}
 
-    fn check_crate_post(&mut self, cx: &LateContext<'tcx>) {
-        // A finding reached through a helper is reported at the call, unless the helper,
-        // analysed on its own, reports the same event itself (its own memory, its own work).
-        let direct: FxHashSet<(std::mem::Discriminant<FindingKind>, Span)> = self
-            .findings
-            .iter()
-            .filter(|f| f.via.is_none())
-            .map(|f| (std::mem::discriminant(&f.kind), f.span))
-            .collect();
-        // One finding per lint at each call of a helper, however often the helper does it.
+impl<'tcx> CudaMemory<'tcx> {
+    fn analyze(&mut self, cx: &LateContext<'tcx>, def_id: LocalDefId) -> Result<Vec<Finding>, String> {
+        let resolver = self.resolver.get_or_insert_with(|| Resolver::new(cx.tcx));
+        if !resolver.report_timings {
+            return analyze_guarded(resolver, def_id);
+        }
+        let start = std::time::Instant::now();
+        let result = analyze_guarded(resolver, def_id);
+        if resolver.touches_cuda(def_id) {
+            let statements: usize = cx
+                .tcx
+                .optimized_mir(def_id.to_def_id())
+                .basic_blocks
+                .iter()
+                .map(|b| b.statements.len() + 1)
+                .sum();
+            eprintln!(
+                "cuda-lint-timing: {} statements={statements} us={}",
+                cx.tcx.def_path_str(def_id.to_def_id()),
+                start.elapsed().as_micros()
+            );
+        }
+        result
+    }
+
+    /// Reports one body's findings. A finding reached through a helper is reported at the call,
+    /// unless the helper, analysed on its own, reports the same event itself (its own memory,
+    /// its own work); and once per lint at each call, however often the helper does it.
+    fn report_body(&mut self, cx: &LateContext<'tcx>, findings: &[Finding]) {
         let mut at_call: FxHashSet<(std::mem::Discriminant<FindingKind>, Span)> = FxHashSet::default();
-        for finding in &self.findings {
-            let key = (std::mem::discriminant(&finding.kind), finding.span);
+        for finding in findings {
+            let kind = std::mem::discriminant(&finding.kind);
             if let Some(via) = &finding.via
-                && (direct.contains(&(key.0, via.inner)) || !at_call.insert(key))
+                && (self.helper_reports(cx, via.helper, kind, via.inner)
+                    || (via.outer != via.helper && self.helper_reports(cx, via.outer, kind, via.inner))
+                    || !at_call.insert((kind, finding.span)))
             {
                 continue;
             }
             lints::report(cx, finding);
         }
+    }
+
+    /// Whether `helper`, analysed on its own, reports an event of this kind at `inner` (itself,
+    /// or at a call of a helper of its own: the event is then reported closest to where it is).
+    fn helper_reports(
+        &mut self,
+        cx: &LateContext<'tcx>,
+        helper: DefId,
+        kind: std::mem::Discriminant<FindingKind>,
+        inner: Span,
+    ) -> bool {
+        let Some(helper) = helper.as_local() else {
+            return false;
+        };
+        if !self.helper_findings.contains_key(&helper) {
+            let own = self.analyze(cx, helper).unwrap_or_default();
+            self.helper_findings.insert(helper, own);
+        }
+        self.helper_findings[&helper]
+            .iter()
+            .any(|f| std::mem::discriminant(&f.kind) == kind && f.via.as_ref().map_or(f.span, |v| v.inner) == inner)
     }
 }
 

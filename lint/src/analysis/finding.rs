@@ -1,6 +1,7 @@
 //! What the analysis found, structured; the lint files turn findings into diagnostics.
 
 use rustc_hir::HirId;
+use rustc_hir::def_id::DefId;
 use rustc_span::Span;
 
 use crate::api::{Advice, Dir, MemKind};
@@ -111,6 +112,10 @@ pub enum FindingKind {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Via {
     pub callee: String,
+    /// The function the event happened in (the innermost helper).
+    pub helper: DefId,
+    /// The function the linted body calls, on the way to `helper` (the outermost helper).
+    pub outer: DefId,
     /// Where the event happened inside the helper.
     pub inner: Span,
 }

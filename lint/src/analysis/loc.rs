@@ -44,6 +44,8 @@ pub enum Root {
         block: BasicBlock,
         which: u8,
     },
+    /// An object that is the same wherever a call returns it (device 0's primary context).
+    Global { key: u32 },
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -165,6 +167,31 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
             parent: None,
             kind,
             ty,
+            origin,
+            allocated: false,
+            children: Vec::new(),
+            depth: 0,
+            behind_deref: false,
+        });
+        self.roots.insert(root, id);
+        id
+    }
+
+    /// The object named `key`, the same for every call that returns it.
+    pub fn global(&mut self, key: u32, target: Target, origin: Span) -> LocId {
+        let root = Root::Global { key };
+        if let Some(&id) = self.roots.get(&root) {
+            return id;
+        }
+        let kind = match target {
+            Target::Mem(k) => LocKind::Data(k),
+            Target::Obj(o) => LocKind::Object(o),
+        };
+        let id = self.push(LocData {
+            root,
+            parent: None,
+            kind,
+            ty: None,
             origin,
             allocated: false,
             children: Vec::new(),

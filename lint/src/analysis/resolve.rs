@@ -19,12 +19,16 @@ pub struct Resolver<'tcx> {
     /// `CUDA_LINT_UNKNOWN_APIS=1`: print calls into CUDA crates that no table lists (to find
     /// what a table misses on real code).
     pub report_unknown: bool,
+    /// `CUDA_LINT_TIMINGS=1`: print each analysed body's size and analysis time (for the
+    /// speed benchmark, `lint/benches/speed`).
+    pub report_timings: bool,
     /// The family whose advice diagnostics give about work a user's summarised wrapper does.
     user_family: &'static crate::api::ApiFamily,
     keys: RefCell<FxHashMap<DefId, Option<Entry>>>,
     roles: RefCell<FxHashMap<DefId, Option<Target>>>,
     cuda_crates: RefCell<FxHashMap<CrateNum, bool>>,
     touches: RefCell<FxHashMap<LocalDefId, bool>>,
+    mentions: RefCell<FxHashMap<Ty<'tcx>, bool>>,
     visiting: RefCell<FxHashSet<LocalDefId>>,
 }
 
@@ -35,10 +39,12 @@ impl<'tcx> Resolver<'tcx> {
             tables: Tables::get(),
             user_family: &crate::api::runtime::FAMILY,
             report_unknown: std::env::var_os("CUDA_LINT_UNKNOWN_APIS").is_some_and(|v| v == "1"),
+            report_timings: std::env::var_os("CUDA_LINT_TIMINGS").is_some_and(|v| v == "1"),
             keys: RefCell::default(),
             roles: RefCell::default(),
             cuda_crates: RefCell::default(),
             touches: RefCell::default(),
+            mentions: RefCell::default(),
             visiting: RefCell::default(),
         }
     }
@@ -170,6 +176,23 @@ impl<'tcx> Resolver<'tcx> {
     }
 
     fn mentions_cuda(&self, ty: Ty<'tcx>) -> bool {
+        // Types are interned and repeat across bodies: each is walked once.
+        if let Some(&known) = self.mentions.borrow().get(&ty) {
+            return known;
+        }
+        let mentions = self.walk_mentions_cuda(ty);
+        // What a local function's type says depends on the bodies being visited (recursion
+        // answers `false` for now): only the other types are remembered.
+        let local_fn = ty.walk().any(
+            |arg| matches!(arg.as_type().map(Ty::kind), Some(ty::FnDef(d, _) | ty::Closure(d, _)) if d.is_local()),
+        );
+        if !local_fn {
+            self.mentions.borrow_mut().insert(ty, mentions);
+        }
+        mentions
+    }
+
+    fn walk_mentions_cuda(&self, ty: Ty<'tcx>) -> bool {
         ty.walk().any(|arg| match arg.as_type().map(Ty::kind) {
             Some(ty::Adt(def, _)) => self.is_cuda_crate(def.did().krate),
             Some(ty::FnDef(def_id, _)) => {
@@ -195,21 +218,13 @@ impl<'tcx> Resolver<'tcx> {
         let tcx = self.tcx;
         let touches = tcx.hir_maybe_body_owned_by(def_id).is_some() && {
             let results = tcx.typeck(def_id);
-            results
-                .node_types()
-                .items_in_stable_order()
-                .into_iter()
-                .any(|(_, ty)| self.mentions_cuda(*ty))
-                || results
-                    .type_dependent_defs()
-                    .items_in_stable_order()
-                    .into_iter()
-                    .any(|(_, res)| {
-                        res.is_ok_and(|(_, did)| {
-                            self.is_cuda_crate(did.krate)
-                                || did.as_local().is_some_and(|local| self.touches_cuda(local))
-                        })
+            // Order does not matter for `any`: no sorting (this runs on every body of the crate).
+            results.node_types().items().any(|(_, ty)| self.mentions_cuda(*ty))
+                || results.type_dependent_defs().items().any(|(_, res)| {
+                    res.is_ok_and(|(_, did)| {
+                        self.is_cuda_crate(did.krate) || did.as_local().is_some_and(|local| self.touches_cuda(local))
                     })
+                })
         };
         self.visiting.borrow_mut().remove(&def_id);
         self.touches.borrow_mut().insert(def_id, touches);
@@ -232,11 +247,13 @@ pub fn def_key(tcx: TyCtxt<'_>, def_id: DefId) -> String {
 fn def_path(tcx: TyCtxt<'_>, def_id: DefId) -> String {
     let mut out = tcx.crate_name(def_id.krate).to_string();
     for segment in tcx.def_path(def_id).data {
+        // `extern "C" { .. }` blocks are not a path segment.
+        if segment.data == DefPathData::ForeignMod {
+            continue;
+        }
         out.push_str("::");
         match segment.data {
             DefPathData::Impl => out.push_str("{impl}"),
-            // `extern "C" { .. }` blocks are not a path segment.
-            DefPathData::ForeignMod => continue,
             DefPathData::Closure => out.push_str("{closure}"),
             data => match data.get_opt_name() {
                 Some(name) => out.push_str(name.as_str()),

@@ -185,6 +185,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("cuDeviceTotalMem_v2", &[NoAccess]),
         f("cuDevicePrimaryCtxRetain", &[out(0, Target::Obj(ObjKind::Context))]),
         f("cuDevicePrimaryCtxRelease_v2", &[NoAccess]),
+        f("cuDevicePrimaryCtxReset_v2", &[SyncContext]),
         f("cuCtxCreate_v2", &[out(0, Target::Obj(ObjKind::Context))]),
         f("cuCtxCreate_v4", &[out(0, Target::Obj(ObjKind::Context))]),
         f("cuCtxDestroy_v2", &[SyncContext]),
@@ -262,6 +263,34 @@ pub static FAMILY: ApiFamily = ApiFamily {
             }],
         ),
         f(
+            "cuMemsetD16Async",
+            &[Memset {
+                dst: 0,
+                stream: 3,
+                is_async: true,
+            }],
+        ),
+        f(
+            "cuMemsetD16_v2",
+            &[
+                Memset {
+                    dst: 0,
+                    stream: RET,
+                    is_async: false,
+                },
+                SyncContext,
+            ],
+        ),
+        // CUDA arrays are not memory the analysis follows: the host side is what matters.
+        f(
+            "cuMemcpyHtoA_v2",
+            &[copy_blocking(0, 2, Dir::HostToDevice), SyncContext],
+        ),
+        f(
+            "cuMemcpyAtoH_v2",
+            &[copy_blocking(0, 1, Dir::DeviceToHost), SyncContext],
+        ),
+        f(
             "cuMemsetD8_v2",
             &[
                 Memset {
@@ -289,6 +318,9 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("cuStreamSynchronize", &[SyncStream(0)]),
         f("cuStreamQuery", &[NoAccess]),
         f("cuStreamDestroy_v2", &[NoAccess]),
+        // Host code run after the stream's earlier work; the analysis does not follow it.
+        f("cuLaunchHostFunc", &[NoAccess]),
+        f("cuStreamAddCallback", &[NoAccess]),
         f("cuStreamWaitEvent", &[StreamWaitEvent { stream: 0, event: 1 }]),
         f("cuEventCreate", &[out(0, EVENT)]),
         f("cuEventRecord", &[RecordEvent { event: 0, stream: 1 }]),
@@ -303,6 +335,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("cuModuleLoadDataEx", &[out(0, Target::Obj(ObjKind::Module))]),
         f("cuModuleLoad", &[out(0, Target::Obj(ObjKind::Module))]),
         f("cuModuleUnload", &[NoAccess]),
+        // The address of a module's `__device__` variable.
+        f("cuModuleGetGlobal_v2", &[out(0, DEVICE)]),
         f("cuModuleGetFunction", &[GetFunction { module: 1, name: 2 }, RetInto(0)]),
         f(
             "cuLaunchKernel",
@@ -328,6 +362,9 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("cuMemAddressFree", &[NoAccess]),
         f("cuMemMap", &[MapAt { va: 0, physical: 3 }]),
         f("cuMemSetAccess", &[NoAccess]),
+        // Descriptors of device memory for TMA: the addresses are not dereferenced here.
+        f("cuTensorMapEncodeTiled", &[NoAccess]),
+        f("cuTensorMapEncodeIm2col", &[NoAccess]),
         f(
             "cuMemUnmap",
             &[Free {

@@ -64,7 +64,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
         // Contexts: streams, events, event tracking, pinned and unified allocations.
         f(
             core!("CudaContext::new"),
-            &[New(Target::Obj(ObjKind::Context)), Context(ContextChange::New)],
+            // The device's primary context: two `CudaContext::new(0)` share it, and its null stream.
+            &[DeviceContext(0), Context(ContextChange::New)],
         ),
         f(
             core!("CudaContext::new_non_primary"),
@@ -77,11 +78,19 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f(
             core!("CudaContext::new_stream"),
-            &[New(Target::Obj(ObjKind::Stream)), Context(ContextChange::MoreStreams)],
+            &[
+                New(Target::Obj(ObjKind::Stream)),
+                StreamOfContext(0),
+                Context(ContextChange::MoreStreams),
+            ],
         ),
         f(
             core!("CudaContext::new_stream_with_priority"),
-            &[New(Target::Obj(ObjKind::Stream)), Context(ContextChange::MoreStreams)],
+            &[
+                New(Target::Obj(ObjKind::Stream)),
+                StreamOfContext(0),
+                Context(ContextChange::MoreStreams),
+            ],
         ),
         f(core!("CudaContext::new_event"), &[New(Target::Obj(ObjKind::Event))]),
         f(core!("CudaContext::synchronize"), &[SyncContext]),
@@ -123,6 +132,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
             core!("CudaStream::fork"),
             &[
                 New(Target::Obj(ObjKind::Stream)),
+                StreamOfContext(0),
                 Context(ContextChange::MoreStreams),
                 StreamJoin { stream: RET, other: 0 },
             ],
@@ -172,7 +182,11 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f(
             core!("CudaStream::memcpy_dtod"),
-            &[copy(2, 1, Dir::DeviceToDevice), TrackedByEvents],
+            &[
+                WaitForSourceOfOtherContext { stream: 0, src: 1 },
+                copy(2, 1, Dir::DeviceToDevice),
+                TrackedByEvents,
+            ],
         ),
         f(
             core!("CudaStream::clone_htod"),
@@ -213,6 +227,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
             &[
                 NEW_DEVICE,
                 AllocatedOn(0),
+                WaitForSourceOfOtherContext { stream: 0, src: 1 },
                 copy(RET, 1, Dir::DeviceToDevice),
                 TrackedByEvents,
             ],

@@ -220,6 +220,16 @@ pub enum Effect {
     UnregisterInPlace(Arg),
     /// The return value is the default stream of the context `Arg` (the same stream each time).
     DefaultStream(Arg),
+    /// The return value is the primary context of the device whose ordinal is `Arg`: the
+    /// same context for every call with the same constant ordinal.
+    DeviceContext(Arg),
+    /// The streams the return value holds belong to the context `Arg` refers to (or, for a
+    /// stream, to its context).
+    StreamOfContext(Arg),
+    /// A copy on `stream` from memory of another context first makes `stream` wait for the
+    /// work enqueued so far on the stream the source was allocated on (cudarc's cross-context
+    /// `memcpy_dtod`).
+    WaitForSourceOfOtherContext { stream: Arg, src: Arg },
     /// The return value is the stream the memory `Arg` was allocated on, when known.
     StreamOf(Arg),
     /// New work on `stream` waits for the work enqueued on `other` so far (`join`, `fork`).

@@ -89,6 +89,12 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("alloc::string::String::as_bytes", &[Derive(0)]),
         f("alloc::string::String::as_str", &[Derive(0)]),
         f("core::ptr::slice_from_raw_parts", &[Derive(0)]),
+        // Pointers kept, not dereferenced.
+        f("core::ptr::non_null::NonNull::new", &[Derive(0)]),
+        f("core::ptr::non_null::NonNull::new_unchecked", &[Derive(0)]),
+        f("core::ptr::non_null::NonNull::as_ptr", &[Derive(0)]),
+        f("core::sync::atomic::AtomicPtr::new", &[Derive(0)]),
+        f("core::sync::atomic::AtomicPtr::load", &[Contents(0)]),
         f("core::ptr::slice_from_raw_parts_mut", &[Derive(0)]),
         f("core::ptr::null", &[NoAccess]),
         f("core::ptr::null_mut", &[NoAccess]),

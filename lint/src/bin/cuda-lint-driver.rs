@@ -29,6 +29,23 @@ const ARGS_VAR: &str = "CUDA_LINT_ARGS";
 const ACTIVE_VAR: &str = "CUDA_LINT_ACTIVE";
 const BUG_REPORT_URL: &str = "https://github.com/cuda-lint/cuda-lint/issues/new";
 
+/// Identifies this build of the driver: its size and modification time (a new build, or a new
+/// installed version, is a new identity).
+fn driver_build_id() -> String {
+    let meta = env::current_exe().and_then(std::fs::metadata);
+    let (len, modified) = match &meta {
+        Ok(m) => (
+            m.len(),
+            m.modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos()),
+        ),
+        Err(_) => (0, 0),
+    };
+    format!("{}-{len:x}-{modified:x}", env!("CARGO_PKG_VERSION"))
+}
+
 fn has_arg(args: &[String], name: &str) -> bool {
     args.iter().any(|a| a.split('=').next() == Some(name))
 }
@@ -154,6 +171,7 @@ fn main() -> ExitCode {
         args.extend(
             [
                 "-Zcrate-attr=feature(register_tool)",
+                "-Zcrate-attr=feature(custom_inner_attributes)",
                 "-Zcrate-attr=register_tool(cuda_lint)",
                 "-Zcrate-attr=register_tool(cuda_lint_summary)",
                 "--cfg=cuda_lint",
@@ -161,6 +179,13 @@ fn main() -> ExitCode {
             ]
             .map(String::from),
         );
+        // rustc reuses a module's cached lint results (findings included) when nothing the
+        // module's lints read changed; which driver produced them is not among those inputs. The
+        // crate's attributes are (every lint level depends on them): name the driver's build in one.
+        args.push(format!(
+            "-Zcrate-attr=cuda_lint_summary::driver(build = \"{}\")",
+            driver_build_id()
+        ));
 
         // Under cargo, only the packages the user selected are linted (a dependency compiled
         // with `--cap-lints allow` would show nothing anyway).

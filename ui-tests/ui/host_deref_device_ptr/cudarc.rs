@@ -128,4 +128,56 @@ fn ok_pointer_stored_in_a_struct(stream: &Arc<CudaStream>, bufs: &Buffers) -> Re
     Ok([ptr])
 }
 
+mod cublas_ffi {
+    unsafe extern "C" {
+        pub fn cublasSasum_v2(handle: *mut std::ffi::c_void, n: i32, x: *const f32, incx: i32, result: *mut f32) -> u32;
+    }
+}
+
+// lintcheck FP-1 (cudarc's cuBLAS tests): a C library's function given a device pointer uses
+// it on the device.
+fn ok_device_pointer_passed_to_a_c_library(handle: *mut std::ffi::c_void) -> Result<f32, DriverError> {
+    let ctx = CudaContext::new(0)?;
+    let stream = ctx.default_stream();
+    let x = stream.alloc_zeros::<f32>(N)?;
+    let mut sum = 0.0f32;
+    let (ptr, _record) = x.device_ptr(&stream);
+    unsafe { cublas_ffi::cublasSasum_v2(handle, N as i32, ptr as *const f32, 1, &mut sum) };
+    stream.synchronize()?;
+    Ok(sum)
+}
+
+// lintcheck FP-1: the same through cudarc's cuBLAS wrapper (another crate's function).
+fn ok_device_pointer_passed_to_cudarc_cublas(handle: cudarc::cublas::sys::cublasHandle_t) -> Result<f32, DriverError> {
+    let ctx = CudaContext::new(0)?;
+    let stream = ctx.default_stream();
+    let x = stream.alloc_zeros::<f32>(N)?;
+    let mut sum = 0.0f32;
+    let (ptr, _record) = x.device_ptr(&stream);
+    unsafe { cudarc::cublas::result::sasum(handle, N as i32, ptr as *const f32, 1, &mut sum).unwrap() };
+    stream.synchronize()?;
+    Ok(sum)
+}
+
+// lintcheck FP-3 (`CudaSlice::leak`): a raw pointer to the handle, not to the memory it owns.
+fn ok_slice_handle_dropped_in_place(stream: &Arc<CudaStream>) -> Result<(), DriverError> {
+    let dev = stream.alloc_zeros::<f32>(N)?;
+    let mut keep = std::mem::ManuallyDrop::new(dev);
+    unsafe { std::ptr::drop_in_place(&mut *keep as *mut CudaSlice<f32>) };
+    Ok(())
+}
+
+// lintcheck FP-4 (cudarc's tests): the host iterates over its own array of device handles.
+fn ok_iterating_over_device_handles(stream: &Arc<CudaStream>) -> Result<(), DriverError> {
+    let parts = [stream.alloc_zeros::<f32>(2)?, stream.alloc_zeros::<f32>(2)?];
+    let mut whole = stream.alloc_zeros::<f32>(4)?;
+    let mut offset = 0;
+    for part in parts.iter() {
+        let mut dst = whole.slice_mut(offset..offset + part.len());
+        stream.memcpy_dtod(part, &mut dst)?;
+        offset += part.len();
+    }
+    stream.synchronize()
+}
+
 fn main() {}

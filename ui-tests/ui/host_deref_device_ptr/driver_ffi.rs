@@ -139,4 +139,11 @@ fn ok_table_rows_copied_out() -> f32 {
     out[0]
 }
 
+// lintcheck FP-2 (rustacuda's `DevicePointer::wrap`): the address is kept, not dereferenced.
+fn ok_device_address_kept_in_a_non_null() -> Option<std::ptr::NonNull<f32>> {
+    let mut d: CUdeviceptr = 0;
+    unsafe { sys::cuMemAlloc_v2(&mut d, BYTES) };
+    std::ptr::NonNull::new(d as *mut f32)
+}
+
 fn main() {}

@@ -328,4 +328,41 @@ fn ok_device_to_device_on_one_stream() -> Result<(), DriverError> {
     Ok(())
 }
 
+// lintcheck FP-5 (cudarc's tests): a copy into pageable memory returns once it is done, and
+// the stream's earlier work with it.
+#[allow(cuda_lint::pageable_async_copy)]
+fn ok_pinned_read_after_a_pageable_readback_on_the_same_stream() -> Result<f32, DriverError> {
+    let ctx = CudaContext::new(0)?;
+    let stream = ctx.default_stream();
+    let dev = stream.alloc_zeros::<f32>(N)?;
+    let mut host = unsafe { ctx.alloc_pinned::<f32>(N)? };
+    stream.memcpy_dtoh(&dev, &mut host)?;
+    let check: Vec<f32> = stream.clone_dtoh(&dev.slice(0..4))?;
+    Ok(host.as_slice()?[0] + check[0])
+}
+
+// lintcheck FP-6 (cudarc's example 13): a copy between two contexts waits for the source's
+// stream (cudarc records an event there and makes the destination stream wait on it).
+fn ok_copy_between_devices_waits_for_the_source_stream() -> Result<(), DriverError> {
+    let ctx0 = CudaContext::new(0)?;
+    let ctx1 = CudaContext::new(1)?;
+    let s0 = ctx0.default_stream();
+    let s1 = ctx1.default_stream();
+    let a = s0.alloc_zeros::<f32>(N)?;
+    let _b = s1.clone_dtod(&a)?;
+    s1.synchronize()
+}
+
+// lintcheck FP-7 (cudarc's `peer_transfer_self`): two handles of device 0's primary context
+// share its null stream.
+fn ok_two_handles_of_one_context_share_the_null_stream() -> Result<(), DriverError> {
+    let ctx1 = CudaContext::new(0)?;
+    let ctx2 = CudaContext::new(0)?;
+    let s1 = ctx1.default_stream();
+    let s2 = ctx2.default_stream();
+    let a = s1.alloc_zeros::<f32>(N)?;
+    let _b = s2.clone_dtod(&a)?;
+    s2.synchronize()
+}
+
 fn main() {}

@@ -20,6 +20,19 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let argvals: Vec<LocSet> = args.iter().map(|a| self.operand(f, &a.node, si, state)).collect();
         let body = self.frames[f.0 as usize].body;
         let func_ty = self.instantiate(f, func.ty(&body.local_decls, self.tcx));
+        // Who dereferences a raw device pointer it is given: the standard library's pointer
+        // functions (`ptr::read`, `copy_nonoverlapping`), and Rust function pointers (to them).
+        // The crate's own functions are run inline and show what they do; one that is not (too
+        // deep), a C function, or another crate's function given a device pointer is a CUDA
+        // library's (cuBLAS, cuDNN... or their bindings): it uses it on the device.
+        let derefs_raw = match *func_ty.kind() {
+            ty::FnDef(def_id, _) => {
+                !self.tcx.is_foreign_item(def_id)
+                    && matches!(self.tcx.crate_name(def_id.krate).as_str(), "core" | "alloc" | "std")
+            }
+            ty::FnPtr(..) => func_ty.fn_sig(self.tcx).abi() == rustc_abi::ExternAbi::Rust,
+            _ => true,
+        };
         let call = CallSite {
             f,
             bb,
@@ -27,6 +40,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             span: fn_span,
             args,
             argvals: &argvals,
+            derefs_raw,
         };
 
         let ret = if let ty::FnDef(def_id, fargs) = *func_ty.kind() {
@@ -88,6 +102,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let f = call.f;
         self.run_passed_closures(call, state);
         let body = self.frames[f.0 as usize].body;
+        let derefs_raw = call.derefs_raw;
         let mut all = LocSet::new();
         for (arg, vals) in call.args.iter().zip(call.argvals) {
             let ty = self.instantiate(f, arg.node.ty(&body.local_decls, self.tcx));
@@ -98,8 +113,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             }
             let mut data = self.reach(state, vals, 2);
             // Device memory is dereferenced only through a raw pointer passed itself
-            // (`ptr::read(p)`); a function given a device handle or a number uses CUDA calls.
-            if !ty.is_raw_ptr() {
+            // (`ptr::read(p)`), to a function that does that; a function given a device handle
+            // or a number, or a pointer to a handle, uses CUDA calls.
+            if ty.is_raw_ptr() && derefs_raw {
+                self.keep_device_only_if_direct(&mut data, vals);
+            } else {
                 data.retain(|l| !matches!(self.locs.kind(l), LocKind::Data(k) if k.is_device_only()));
             }
             let access = if writes_through(ty) {

@@ -74,7 +74,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
                 Effect::Read(a) => {
                     let v = self.arg(call, a, &ret);
-                    let data = self.reach(state, &v, 2);
+                    let mut data = self.reach(state, &v, 2);
+                    // Iterating over handles (`[CudaSlice; 2].iter()`) reads the handles, not
+                    // the device memory they own.
+                    self.keep_device_only_if_direct(&mut data, &v);
                     self.host_access(f, &data, Access::Read, call.si, state);
                 }
                 Effect::Transparent => {
@@ -294,7 +297,62 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
                 Effect::DefaultStream(a) => {
                     for ctx in self.objects(call, a, state).iter() {
-                        ret.insert(self.locs.default_stream(ctx));
+                        let stream = self.locs.default_stream(ctx);
+                        self.attrs.entry(stream).or_default().contexts.insert(ctx);
+                        ret.insert(stream);
+                    }
+                }
+                Effect::DeviceContext(a) => {
+                    let target = Target::Obj(ObjKind::Context);
+                    let ctx = match self.const_int(call, a) {
+                        Some(ordinal) if ordinal < 1 << 16 => self.locs.global(ordinal as u32, target, call.span),
+                        _ => self.locs.fresh(f, call.bb, which as u8, target, call.span, None),
+                    };
+                    self.locs.set_allocated(ctx);
+                    ret.insert(ctx);
+                }
+                Effect::StreamOfContext(a) => {
+                    let mut contexts = LocSet::new();
+                    for o in self.objects(call, a, state).iter() {
+                        match self.locs.kind(o) {
+                            LocKind::Object(ObjKind::Context) => {
+                                contexts.insert(o);
+                            }
+                            LocKind::Object(ObjKind::Stream) => {
+                                if let Some(attrs) = self.attrs.get(&o) {
+                                    contexts.union_with(&attrs.contexts.clone());
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    for s in ret.iter() {
+                        self.attrs.entry(s).or_default().contexts.union_with(&contexts);
+                    }
+                }
+                Effect::WaitForSourceOfOtherContext { stream, src } => {
+                    let streams = self.streams(call, stream, state);
+                    let contexts_of = |this: &Self, streams: &LocSet| -> LocSet {
+                        let mut c = LocSet::new();
+                        for s in streams.iter() {
+                            if let Some(a) = this.attrs.get(&s) {
+                                c.union_with(&a.contexts);
+                            }
+                        }
+                        c
+                    };
+                    let mut src_streams = LocSet::new();
+                    for d in self.data_roots(call, src, &ret, state).iter() {
+                        if let Some(a) = self.attrs.get(&d) {
+                            src_streams.union_with(&a.streams);
+                        }
+                    }
+                    let (mine, theirs) = (contexts_of(self, &streams), contexts_of(self, &src_streams));
+                    if !mine.is_empty() && !theirs.is_empty() && !mine.intersects(&theirs) {
+                        let earlier = self.ops_on(&src_streams, state);
+                        for s in streams.iter() {
+                            state.stream_waits.entry(s).or_default().union_with(&earlier);
+                        }
                     }
                 }
                 Effect::StreamOf(a) => {
@@ -502,6 +560,16 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         })
     }
 
+    /// Drops from `data` the device-only memory not pointed at directly by `values` (reached
+    /// through a handle: a pointer to a `CudaSlice` is a pointer to host memory).
+    pub(super) fn keep_device_only_if_direct(&self, data: &mut LocSet, values: &LocSet) {
+        data.retain(|l| {
+            !matches!(self.locs.kind(l), LocKind::Data(k) if k.is_device_only())
+                || values.contains(l)
+                || values.contains(self.locs.data_root(l))
+        });
+    }
+
     /// The streams an argument refers to.
     pub(super) fn streams(&mut self, call: &CallSite<'_, 'tcx>, a: u8, state: &State) -> LocSet {
         let mut s = self.objects(call, a, state);
@@ -633,7 +701,18 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let reads = in_flight(self, &src_data);
         let writes = in_flight(self, &dst_data);
         let streams = self.objects(call, stream, state);
-        self.enqueue(call, OpKind::Copy, streams, reads, writes, state);
+        // A copy into pageable memory returns only once it is done (CUDA's documented
+        // behaviour, which cudarc's `clone_dtoh` relies on): the stream's earlier work is done too.
+        let into_pageable = dir == Dir::DeviceToHost
+            && !dst_data.is_empty()
+            && dst_data.iter().all(|l| {
+                matches!(self.locs.kind(l), LocKind::Data(MemKind::Pageable))
+                    && !state.registered_may.contains(self.locs.data_root(l))
+            });
+        self.enqueue(call, OpKind::Copy, streams.clone(), reads, writes, state);
+        if into_pageable {
+            self.sync_streams(&streams, state);
+        }
     }
 
     /// The direction of a copy whose kind is an argument or left to unified addressing: from a

@@ -80,6 +80,8 @@ struct ObjAttrs {
     no_events: bool,
     /// The family of the API that made it.
     family: Option<&'static ApiFamily>,
+    /// Streams: the contexts they belong to.
+    contexts: LocSet,
 }
 
 /// What an rvalue produces, for the assignment that stores it.
@@ -775,6 +777,8 @@ struct CallSite<'c, 'tcx> {
     span: Span,
     args: &'c [rustc_span::Spanned<Operand<'tcx>>],
     argvals: &'c [LocSet],
+    /// Whether the callee may dereference on the host raw pointers it is given (see `call`).
+    derefs_raw: bool,
 }
 
 fn single(set: &LocSet) -> Option<LocId> {

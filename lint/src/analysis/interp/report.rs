@@ -64,12 +64,24 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     some_paths,
                     via: Some(Via {
                         callee: self.frame_name(f),
+                        helper: self.frames[f.0 as usize].def_id,
+                        outer: self.frames[self.outermost_helper(f).0 as usize].def_id,
                         inner: span,
                     }),
                 }
             }
         };
         self.findings.insert(finding);
+    }
+
+    /// The frame of the helper the root body calls, on the way to frame `f`.
+    pub(super) fn outermost_helper(&self, mut f: FrameId) -> FrameId {
+        while let Some(parent) = self.frames[f.0 as usize].parent
+            && parent != FrameId::ROOT
+        {
+            f = parent;
+        }
+        f
     }
 
     pub(super) fn lint_root(&self, f: FrameId, si: SourceInfo) -> HirId {
@@ -120,7 +132,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let origin_kind = match data.root {
             Root::Fresh { .. } if data.allocated && kind == MemKind::VmmMapping => Origin::Mapped,
             Root::Fresh { .. } if data.allocated => Origin::Allocated,
-            Root::Fresh { .. } => Origin::Returned,
+            Root::Fresh { .. } | Root::Global { .. } => Origin::Returned,
             Root::Local { .. } => Origin::Declared,
         };
         // The type of what owns the memory: the handle it is the contents of, or the variable
@@ -205,7 +217,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         match data.parent {
             None => match data.root {
                 Root::Local { frame, local } => self.frames[frame.0 as usize].names.get(&local).cloned(),
-                Root::Fresh { .. } => None,
+                Root::Fresh { .. } | Root::Global { .. } => None,
             },
             Some((parent, Proj::Deref | Proj::Inside)) => self.path_name(parent),
             Some((parent, Proj::Index)) => self.path_name(parent).map(|p| format!("{p}[..]")),
