@@ -24,19 +24,16 @@ pub fn split(value: &str) -> Vec<String> {
         .collect()
 }
 
-/// The workspace's target directory, asked of `cargo metadata` with the same program and
-/// environment as `cmd` (a `cargo check` command whose arguments may hold `--manifest-path`).
-pub fn workspace_target_dir(cmd: &Command) -> Option<PathBuf> {
-    metadata_path(cmd, "target_directory")
+/// Where a workspace is: its root and its target directory.
+pub struct WorkspaceDirs {
+    pub root: PathBuf,
+    pub target: PathBuf,
 }
 
-/// The workspace's root directory, asked of `cargo metadata` as [`workspace_target_dir`] does.
-pub fn workspace_root(cmd: &Command) -> Option<PathBuf> {
-    metadata_path(cmd, "workspace_root")
-}
-
-/// A path-valued field of `cargo metadata --no-deps` run as `cmd` would run.
-fn metadata_path(cmd: &Command, field: &str) -> Option<PathBuf> {
+/// The workspace's root and target directories, asked of `cargo metadata --no-deps` (once)
+/// with the same program and environment as `cmd` (a `cargo check` command whose arguments
+/// may hold `--manifest-path`).
+pub fn workspace_dirs(cmd: &Command) -> Option<WorkspaceDirs> {
     let args: Vec<String> = cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
     let mut metadata = Command::new(cmd.get_program());
     metadata.args(["metadata", "--no-deps", "--format-version", "1"]);
@@ -56,7 +53,11 @@ fn metadata_path(cmd: &Command, field: &str) -> Option<PathBuf> {
         return None;
     }
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
-    json.get(field)?.as_str().map(PathBuf::from)
+    let path = |field: &str| json.get(field)?.as_str().map(PathBuf::from);
+    Some(WorkspaceDirs {
+        root: path("workspace_root")?,
+        target: path("target_directory")?,
+    })
 }
 
 #[cfg(test)]

@@ -26,12 +26,13 @@ extern crate rustc_trait_selection;
 
 pub mod analysis;
 pub mod api;
+pub mod config;
 pub mod driver_args;
 pub mod lints;
 pub mod output;
 mod pass;
 
-pub use lints::{LINTS, LintInfo, explain};
+pub use lints::{LINTS, LintInfo, explain, lints_markdown};
 
 /// Registers cuda-lint's lints and its pass in rustc's lint store (called by the driver).
 pub fn register_lints(sess: &rustc_session::Session, store: &mut rustc_lint::LintStore) {

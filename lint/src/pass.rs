@@ -72,6 +72,13 @@ impl<'tcx> CudaMemory<'tcx> {
         if !resolver.report_timings {
             return analyze_guarded(resolver, def_id);
         }
+        // The MIR rustc builds for the body (optimised MIR: `cargo check` does not build it)
+        // is timed apart from the analysis.
+        let start = std::time::Instant::now();
+        if resolver.touches_cuda(def_id) {
+            let _ = cx.tcx.optimized_mir(def_id.to_def_id());
+        }
+        let mir_us = start.elapsed().as_micros();
         let start = std::time::Instant::now();
         let result = analyze_guarded(resolver, def_id);
         if resolver.touches_cuda(def_id) {
@@ -83,7 +90,7 @@ impl<'tcx> CudaMemory<'tcx> {
                 .map(|b| b.statements.len() + 1)
                 .sum();
             eprintln!(
-                "cuda-lint-timing: {} statements={statements} us={}",
+                "cuda-lint-timing: {} statements={statements} us={} mir_us={mir_us}",
                 cx.tcx.def_path_str(def_id.to_def_id()),
                 start.elapsed().as_micros()
             );

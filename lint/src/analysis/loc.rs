@@ -112,6 +112,11 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
         }
     }
 
+    /// How many locations there are.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
     pub fn get(&self, id: LocId) -> &LocData<'tcx> {
         &self.data[id.0 as usize]
     }

@@ -10,6 +10,7 @@
 mod finding;
 mod interp;
 mod loc;
+mod locmap;
 mod resolve;
 mod set;
 mod state;

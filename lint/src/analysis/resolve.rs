@@ -57,7 +57,14 @@ impl<'tcx> Resolver<'tcx> {
         }
         let tcx = self.tcx;
         let key = def_key(tcx, def_id);
-        let mut found = self.tables.function(&key);
+        // The user's cuda-lint.toml first: it describes their wrappers, and may correct a table.
+        let mut found = crate::config::current().functions.get(&key).map(|effects| Entry {
+            effects: effects.as_slice(),
+            family: self.user_family,
+        });
+        if found.is_none() {
+            found = self.tables.function(&key);
+        }
         if found.is_none()
             && tcx.impl_of_assoc(def_id).is_some()
             && let Some(trait_item) = tcx.associated_item(def_id).trait_item_def_id()

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use rustc_span::Span;
 
 use super::loc::{FrameId, LocId, LocSet};
+use super::locmap::LocMap;
 use super::set::{Id, IdSet};
 use crate::api::Advice;
 
@@ -79,7 +80,7 @@ pub struct State {
     /// What each location refers to: for a pointer, what it points to; for a handle, the
     /// memory or object it refers to. A location with no entry refers to its own symbolic
     /// target (see `Interp::read_value`).
-    pub values: BTreeMap<LocId, LocSet>,
+    pub values: LocMap,
     /// Operations that may still be running.
     pub inflight_may: OpSet,
     /// Operations still running on every path.
@@ -102,36 +103,42 @@ pub struct State {
 }
 
 impl State {
-    /// Joins `other` into `self` at a control-flow merge; true if `self` changed.
+    /// Joins `other` into `self` at a control-flow merge; true if `self` changed. Runs at every
+    /// merge of every body: it tracks what changes instead of comparing copies.
     pub fn join(&mut self, other: &State) -> bool {
-        let before = self.clone();
-        for (loc, set) in &other.values {
-            self.values.entry(*loc).or_default().union_with(set);
-        }
+        let mut changed = self.values.join(&other.values);
         // Ordering holds only if it holds on every path: an event recorded, or a wait made, on
         // one branch orders nothing after the join, unless on the other branch the work was
         // already finished.
-        meet(
+        changed |= meet(
             &mut self.event_covers,
-            &before.inflight_may,
+            &self.inflight_may,
             &other.event_covers,
             &other.inflight_may,
         );
-        meet(
+        changed |= meet(
             &mut self.stream_waits,
-            &before.inflight_may,
+            &self.inflight_may,
             &other.stream_waits,
             &other.inflight_may,
         );
-        self.inflight_may.union_with(&other.inflight_may);
-        self.inflight_must.intersect_with(&other.inflight_must);
-        self.returning_error &= other.returning_error;
-        self.untracked.union_with(&other.untracked);
-        self.many_streams = self.many_streams.join(other.many_streams);
-        self.tracking = self.tracking.join(other.tracking);
-        self.registered_must.intersect_with(&other.registered_must);
-        self.registered_may.union_with(&other.registered_may);
-        *self != before
+        changed |= self.inflight_may.union_with(&other.inflight_may);
+        changed |= intersect_changed(&mut self.inflight_must, &other.inflight_must);
+        if self.returning_error && !other.returning_error {
+            self.returning_error = false;
+            changed = true;
+        }
+        changed |= self.untracked.union_with(&other.untracked);
+        let (streams, tracking) = (
+            self.many_streams.join(other.many_streams),
+            self.tracking.join(other.tracking),
+        );
+        changed |= streams != self.many_streams || tracking != self.tracking;
+        self.many_streams = streams;
+        self.tracking = tracking;
+        changed |= intersect_changed(&mut self.registered_must, &other.registered_must);
+        changed |= self.registered_may.union_with(&other.registered_may);
+        changed
     }
 
     /// Adds an operation as running on every path from here, not (yet) recorded by any event.
@@ -168,18 +175,29 @@ impl State {
     }
 }
 
+/// Intersects `set` with `other`; true if anything was removed.
+fn intersect_changed<T: Id>(set: &mut IdSet<T>, other: &IdSet<T>) -> bool {
+    let before = set.len();
+    set.intersect_with(other);
+    set.len() != before
+}
+
 /// The ordering facts of two paths joined: an operation is ordered after the join if, on each
-/// path, it is ordered or no longer running.
+/// path, it is ordered or no longer running. True if `mine` changed.
 fn meet(
     mine: &mut BTreeMap<LocId, OpSet>,
     mine_running: &OpSet,
     theirs: &BTreeMap<LocId, OpSet>,
     theirs_running: &OpSet,
-) {
+) -> bool {
+    if mine.is_empty() && theirs.is_empty() {
+        return false;
+    }
     let empty = OpSet::new();
     let mut running = mine_running.clone();
     running.union_with(theirs_running);
     let keys: Vec<LocId> = mine.keys().chain(theirs.keys()).copied().collect();
+    let mut changed = false;
     for key in keys {
         let a = mine.get(&key).unwrap_or(&empty);
         let b = theirs.get(&key).unwrap_or(&empty);
@@ -190,9 +208,11 @@ fn meet(
             })
             .collect();
         if kept.is_empty() {
-            mine.remove(&key);
-        } else {
+            changed |= mine.remove(&key).is_some_and(|old| !old.is_empty());
+        } else if mine.get(&key) != Some(&kept) {
             mine.insert(key, kept);
+            changed = true;
         }
     }
+    changed
 }

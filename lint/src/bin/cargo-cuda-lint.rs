@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, ExitStatus, Stdio};
 
 use cargo_metadata::Message;
+use cuda_lint_engine::config;
 use cuda_lint_engine::output::{self, Classified, Format};
 
 const HELP: &str = "\
@@ -109,8 +110,14 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
 
-    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    // The toolchain's own cargo: the one the driver is built with (and no rustup proxy).
     let sysroot = PathBuf::from(env!("CUDA_LINT_SYSROOT"));
+    let toolchain_cargo = sysroot.join("bin").join("cargo");
+    let cargo = if toolchain_cargo.exists() {
+        toolchain_cargo.into_os_string()
+    } else {
+        env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+    };
     let mut cmd = Command::new(cargo);
     cmd.arg("check")
         .args(cargo_args)
@@ -120,20 +127,45 @@ fn main() -> ExitCode {
         .env_remove("RUSTC_WORKSPACE_WRAPPER")
         // The `cuda_lint` macros write their effect summaries only when this is set.
         .env("CUDA_LINT_ACTIVE", "1")
-        .env("CUDA_LINT_ARGS", cuda_lint_engine::driver_args::join(lint_flags))
         // Dependencies must be compiled by the same rustc the driver is built on.
         .env("RUSTC", sysroot.join("bin").join("rustc"))
         .env("RUSTUP_TOOLCHAIN", env!("CUDA_LINT_TOOLCHAIN"));
+    let dirs = cuda_lint_engine::driver_args::workspace_dirs(&cmd);
+
+    // cuda-lint.toml: its levels come before the flags after `--`, which win.
+    let mut flags = Vec::new();
+    if let Some(dirs) = &dirs {
+        let path = dirs.root.join(config::FILE_NAME);
+        if path.is_file() {
+            match config::load(&path) {
+                Ok(config) => {
+                    flags.extend(config.lint_flags);
+                    cmd.env(config::ENV_VAR, &path);
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+    }
+    flags.extend(lint_flags.iter().cloned());
+    cmd.env("CUDA_LINT_ARGS", cuda_lint_engine::driver_args::join(&flags));
+
     // Keep the user's own build cache untouched: lint artifacts go to <target>/cuda-lint.
     let has_target_dir =
         cargo_args.iter().any(|a| a.starts_with("--target-dir")) || env::var_os("CARGO_TARGET_DIR").is_some();
-    if !has_target_dir && let Some(dir) = cuda_lint_engine::driver_args::workspace_target_dir(&cmd) {
-        cmd.env("CARGO_TARGET_DIR", dir.join("cuda-lint"));
+    if !has_target_dir && let Some(dirs) = &dirs {
+        cmd.env("CARGO_TARGET_DIR", dirs.target.join("cuda-lint"));
     }
 
+    let workspace_root = dirs
+        .map(|d| d.root)
+        .or_else(|| env::current_dir().ok())
+        .unwrap_or_default();
     let status = match report {
         None => cmd.status(),
-        Some(format) => run_report(cmd, format),
+        Some(format) => run_report(cmd, format, &workspace_root),
     };
     match status {
         Ok(status) if status.success() => ExitCode::SUCCESS,
@@ -148,11 +180,8 @@ fn main() -> ExitCode {
 /// Runs `cmd` with JSON diagnostics and writes the `format` report of cuda-lint's findings to
 /// stdout, and nothing else: other diagnostics go to stderr as rustc renders them, and cargo's
 /// own progress and errors go to stderr as always. Returns cargo's exit status.
-fn run_report(mut cmd: Command, format: Format) -> std::io::Result<ExitStatus> {
-    let workspace_root = cuda_lint_engine::driver_args::workspace_root(&cmd)
-        .or_else(|| env::current_dir().ok())
-        .unwrap_or_default();
-    let root = report_root(&workspace_root);
+fn run_report(mut cmd: Command, format: Format, workspace_root: &Path) -> std::io::Result<ExitStatus> {
+    let root = report_root(workspace_root);
     let json = if std::io::stderr().is_terminal() {
         "json-diagnostic-rendered-ansi"
     } else {
@@ -170,7 +199,7 @@ fn run_report(mut cmd: Command, format: Format) -> std::io::Result<ExitStatus> {
                 break;
             }
         };
-        match output::classify(message, &workspace_root, &root) {
+        match output::classify(message, workspace_root, &root) {
             Classified::Finding(finding) => findings.push(finding),
             Classified::Other(text) => eprint!("{text}"),
             Classified::Ignored => {}

@@ -10,6 +10,11 @@
 #![warn(rust_2018_idioms, unused_lifetimes)]
 
 extern crate rustc_driver;
+
+// As rustc does (`compiler/rustc/src/main.rs`): jemalloc replaces the system allocator for the
+// whole process, the compiler's shared library and LLVM included.
+#[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
+use tikv_jemalloc_sys as _;
 extern crate rustc_interface;
 extern crate rustc_session;
 extern crate rustc_span;
@@ -43,7 +48,16 @@ fn driver_build_id() -> String {
         ),
         Err(_) => (0, 0),
     };
-    format!("{}-{len:x}-{modified:x}", env!("CARGO_PKG_VERSION"))
+    // The configuration's function table changes what is found, too.
+    let config = env::var_os(cuda_lint_engine::config::ENV_VAR)
+        .and_then(|p| std::fs::read(p).ok())
+        .map_or(0, |bytes| {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            bytes.hash(&mut h);
+            h.finish()
+        });
+    format!("{}-{len:x}-{modified:x}-{config:x}", env!("CARGO_PKG_VERSION"))
 }
 
 fn has_arg(args: &[String], name: &str) -> bool {
@@ -69,10 +83,14 @@ fn arg_value<'a>(args: &'a [String], name: &str, pred: impl Fn(&str) -> bool) ->
 /// Tells cargo to re-run the driver when the lint flags change, or whether the `cuda_lint`
 /// macros write effect summaries (their expansions depend on it; cargo does not track a proc
 /// macro's environment by itself).
-fn track_args(sess: &rustc_session::Session, args_var: Option<&str>) {
+/// The lint flags matter only to the crates that are analysed: tracking them elsewhere would
+/// recompile every dependency when they change.
+fn track_args(sess: &rustc_session::Session, args_var: Option<&str>, analysed: bool) {
     let active = env::var(ACTIVE_VAR).ok();
     let mut depinfo = sess.env_depinfo.borrow_mut();
-    depinfo.insert((Symbol::intern(ARGS_VAR), args_var.map(Symbol::intern)));
+    if analysed {
+        depinfo.insert((Symbol::intern(ARGS_VAR), args_var.map(Symbol::intern)));
+    }
     depinfo.insert((Symbol::intern(ACTIVE_VAR), active.as_deref().map(Symbol::intern)));
 }
 
@@ -84,7 +102,7 @@ struct RustcCallbacks {
 impl rustc_driver::Callbacks for RustcCallbacks {
     fn config(&mut self, config: &mut interface::Config) {
         let args_var = self.args_var.take();
-        config.track_state = Some(Box::new(move |sess| track_args(sess, args_var.as_deref())));
+        config.track_state = Some(Box::new(move |sess| track_args(sess, args_var.as_deref(), false)));
         config.extra_symbols = clippy_utils::sym::EXTRA_SYMBOLS.into();
     }
 }
@@ -99,8 +117,15 @@ impl rustc_driver::Callbacks for LintCallbacks {
     fn config(&mut self, config: &mut interface::Config) {
         let args_var = self.args_var.take();
         let previous = config.register_lints.take();
+        let analyse = self.analyse;
         config.track_state = Some(Box::new(move |sess| {
-            track_args(sess, args_var.as_deref());
+            track_args(sess, args_var.as_deref(), analyse);
+            // Re-run when the configuration file changes.
+            if let Some(path) = env::var_os(cuda_lint_engine::config::ENV_VAR)
+                && let Some(path) = path.to_str()
+            {
+                sess.file_depinfo.borrow_mut().insert(Symbol::intern(path));
+            }
             // Rebuild-on-change for the driver itself while developing it.
             if cfg!(debug_assertions)
                 && let Ok(exe) = env::current_exe()

@@ -77,6 +77,34 @@ pub fn explain(name: &str) -> Option<String> {
     Some(text)
 }
 
+/// LINTS.md: a table of the lints, then each lint's documentation exactly as `--explain`
+/// prints it (its heading one level down). `lint/tests/lints_md.rs` keeps the file current.
+pub fn lints_markdown() -> String {
+    let mut md = String::from(
+        "# cuda-lint's lints\n\n\
+         Generated from the doc comments of `lint/src/lints/*.rs`; `cargo cuda-lint --explain NAME` prints the \
+         same text for one lint. Do not edit: `CUDA_LINT_BLESS=1 cargo test -p cuda-lint --test lints_md` \
+         rewrites it.\n\n\
+         | lint | default level | what it catches |\n|---|---|---|\n",
+    );
+    for info in LINTS {
+        let name = info.name();
+        let anchor = name.replace("::", "");
+        md.push_str(&format!(
+            "| [`{name}`](#{anchor}) | {} | {} |\n",
+            info.default_level(),
+            info.lint.desc
+        ));
+    }
+    for info in LINTS {
+        let text = explain(&info.name()).expect("every lint explains itself");
+        md.push('\n');
+        md.push('#');
+        md.push_str(&text);
+    }
+    md
+}
+
 /// Hands a finding to the lint it belongs to.
 pub fn report(cx: &LateContext<'_>, finding: &Finding) {
     match &finding.kind {

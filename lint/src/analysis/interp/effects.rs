@@ -842,7 +842,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// The memory each kernel argument reaches, one set per argument when the argument list
     /// is an array literal (`&[&a, &b, &n]`), else one set for all (`false`).
     pub(super) fn arg_slots(&mut self, state: &State, argv: &LocSet) -> (Vec<LocSet>, bool) {
-        let mut slots: Vec<LocSet> = Vec::new();
+        // By slot number (a position, or a launch builder's `.arg(..)` call site): sparse.
+        let mut slots: BTreeMap<u32, LocSet> = BTreeMap::new();
         for list in argv.iter() {
             // A pointer to the first element (`params.as_mut_ptr()`): the array it points into.
             let list = match self.locs.get(list).parent {
@@ -871,16 +872,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             for (i, child) in fields {
                 let values = self.read_value(state, child);
                 let reached = self.reach_args(state, &values);
-                if slots.len() <= i as usize {
-                    slots.resize_with(i as usize + 1, LocSet::new);
-                }
-                slots[i as usize].union_with(&reached);
+                slots.entry(i).or_default().union_with(&reached);
             }
         }
         if slots.is_empty() {
             (vec![self.reach_args(state, argv)], false)
         } else {
-            (slots, true)
+            (slots.into_values().collect(), true)
         }
     }
 

@@ -8,7 +8,7 @@
 //! refer to. Once the fixpoint is reached, one more sweep reports findings against the final
 //! states, so "on some paths" is decided on the joined state.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use rustc_data_structures::fx::{FxHashMap, FxIndexSet};
@@ -155,6 +155,17 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             named_paths: debug_names(tcx, body).1,
         });
         let _ = interp.run_frame(FrameId::ROOT, State::default(), true);
+        if rs.report_timings {
+            eprintln!(
+                "cuda-lint-timing: {} steps={} frames={} locations={} operations={} gave_up={}",
+                tcx.def_path_str(def_id.to_def_id()),
+                interp.steps,
+                interp.frames.len(),
+                interp.locs.len(),
+                interp.ops.len(),
+                interp.gave_up
+            );
+        }
         if interp.gave_up {
             return Vec::new();
         }
@@ -165,7 +176,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// findings. Returns the state at its returns (`None` if it never returns).
     fn run_frame(&mut self, f: FrameId, entry: State, report: bool) -> Option<State> {
         let body = self.frames[f.0 as usize].body;
-        let rpo: Vec<BasicBlock> = body.basic_blocks.reverse_postorder().to_vec();
+        let rpo = loop_aware_order(body);
         let mut order: IndexVec<BasicBlock, usize> = IndexVec::from_elem_n(usize::MAX, body.basic_blocks.len());
         for (i, bb) in rpo.iter().enumerate() {
             order[*bb] = i;
@@ -190,8 +201,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 next = Next::Return;
             }
             match next {
+                // The body being linted returns to no one: its exit states are not needed
+                // (joining the state of every `?` into one would cost more as it grows).
+                Next::Return if f == FrameId::ROOT => {}
                 // Error returns (`Err(..)`, `?`) are kept apart: a caller goes on after a
-                // call only where it succeeded.
+                // call only where it succeeded; they are not needed once a success exists.
+                Next::Return if state.returning_error && exit.is_some() => {}
                 Next::Return => match if state.returning_error {
                     &mut error_exit
                 } else {
@@ -228,6 +243,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             }
         }
         self.reporting = was_reporting;
+        if f == FrameId::ROOT {
+            return None;
+        }
         exit.or(error_exit).map(|mut e| {
             e.returning_error = false;
             e
@@ -764,6 +782,93 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 enum Next {
     Return,
     Blocks(Vec<BasicBlock>),
+}
+
+/// The order in which the fixpoint visits blocks: a loop (strongly connected component of the
+/// control-flow graph) is finished before what follows it is visited, so sequential loops cost
+/// their own iterations only (reverse postorder alone may put the code after a loop before its
+/// body, and then revisits it once per iteration of every loop before it); within a component,
+/// reverse postorder. Unwind paths are not followed.
+fn loop_aware_order(body: &Body<'_>) -> Vec<BasicBlock> {
+    let blocks = &body.basic_blocks;
+    let n = blocks.len();
+    let succs = |bb: BasicBlock| -> Vec<BasicBlock> {
+        blocks[bb]
+            .terminator()
+            .successors()
+            .filter(|s| !blocks[*s].is_cleanup)
+            .collect()
+    };
+    // Tarjan's algorithm, iteratively; components come out sinks first.
+    const UNSEEN: usize = usize::MAX;
+    let mut index = vec![UNSEEN; n];
+    let mut low = vec![0usize; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<BasicBlock> = Vec::new();
+    let mut comp = vec![usize::MAX; n];
+    let mut comps = 0usize;
+    let mut next_index = 0usize;
+    let mut work: Vec<(BasicBlock, Vec<BasicBlock>, usize)> = Vec::new();
+    let start = mir::START_BLOCK;
+    index[start.as_usize()] = next_index;
+    low[start.as_usize()] = next_index;
+    next_index += 1;
+    stack.push(start);
+    on_stack[start.as_usize()] = true;
+    work.push((start, succs(start), 0));
+    while let Some((v, vs, i)) = work.last_mut() {
+        let v = *v;
+        if let Some(&w) = vs.get(*i) {
+            *i += 1;
+            let (wi, vi) = (w.as_usize(), v.as_usize());
+            if index[wi] == UNSEEN {
+                index[wi] = next_index;
+                low[wi] = next_index;
+                next_index += 1;
+                stack.push(w);
+                on_stack[wi] = true;
+                let ws = succs(w);
+                work.push((w, ws, 0));
+            } else if on_stack[wi] {
+                low[vi] = low[vi].min(index[wi]);
+            }
+            continue;
+        }
+        work.pop();
+        let vi = v.as_usize();
+        if let Some((parent, ..)) = work.last() {
+            let pi = parent.as_usize();
+            low[pi] = low[pi].min(low[vi]);
+        }
+        if low[vi] == index[vi] {
+            while let Some(w) = stack.pop() {
+                on_stack[w.as_usize()] = false;
+                comp[w.as_usize()] = comps;
+                if w == v {
+                    break;
+                }
+            }
+            comps += 1;
+        }
+    }
+    let rpo_index: FxHashMap<BasicBlock, usize> = blocks
+        .reverse_postorder()
+        .iter()
+        .enumerate()
+        .map(|(i, &bb)| (bb, i))
+        .collect();
+    let mut reachable: Vec<BasicBlock> = (0..n)
+        .map(BasicBlock::from_usize)
+        .filter(|bb| comp[bb.as_usize()] != usize::MAX)
+        .collect();
+    // Sources first: Tarjan numbered the components sinks first.
+    reachable.sort_by_key(|bb| {
+        (
+            comps - comp[bb.as_usize()],
+            rpo_index.get(bb).copied().unwrap_or(usize::MAX),
+        )
+    });
+    reachable
 }
 
 /// A parameter of an inlined body, the values bound to it, and the location whose fields it

@@ -1,0 +1,159 @@
+//! `cuda-lint.toml` end to end: a scratch crate (written under the target directory) whose
+//! configuration raises a lint's level and describes a wrapper the analysis cannot see into;
+//! then the same crate with mistakes in the file, which stop `cargo cuda-lint` with the line
+//! and the valid keys.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SOURCE: &str = r#"
+use cuda_lint_runtime::{Context, Result, Stream};
+
+pub mod vendor {
+    unsafe extern "C" {
+        fn vendor_wait_all();
+    }
+    /// Waits for every stream: nothing in its body says so.
+    pub fn wait_all(_stream: &cuda_lint_runtime::Stream) {
+        unsafe { vendor_wait_all() }
+    }
+}
+
+pub fn upload(ctx: &Context, s: &Stream) -> Result<()> {
+    let data = vec![1.0f32; 1024];
+    let mut dev = ctx.alloc::<f32>(1024)?;
+    unsafe { s.copy_htod_async(&mut dev, &data)? }; // pageable, raised to deny by the config
+    s.synchronize()
+}
+
+pub fn download(ctx: &Context, s: &Stream) -> Result<f32> {
+    let dev = ctx.alloc_zeroed::<f32>(1024)?;
+    let mut host = ctx.alloc_pinned::<f32>(1024)?;
+    unsafe { s.copy_dtoh_async(&mut host, &dev)? };
+    vendor::wait_all(s); // a wait, says the config
+    Ok(host[0])
+}
+"#;
+
+/// A crate at `dir` using the runtime, with `config` as its cuda-lint.toml (if any).
+fn scratch_crate(dir: &Path, config: Option<&str>) {
+    let repo = common::repo();
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"config-user\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
+             [dependencies]\ncuda-lint-runtime = {{ path = {:?} }}\n\n[workspace]\n",
+            repo.join("runtime")
+        ),
+    )
+    .unwrap();
+    // The workspace's lock file: the same dependency versions, no resolution needed.
+    std::fs::copy(repo.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    std::fs::write(dir.join("src/lib.rs"), SOURCE).unwrap();
+    let path = dir.join("cuda-lint.toml");
+    match config {
+        Some(text) => std::fs::write(path, text).unwrap(),
+        None => {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+fn run(dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-cuda-lint"))
+        .args(["cuda-lint", "--offline", "--message-format=json"])
+        .current_dir(dir)
+        .output()
+        .expect("cargo-cuda-lint runs")
+}
+
+/// (lint, level, line) of each cuda-lint finding.
+fn findings(out: &Output) -> Vec<(String, String, u64)> {
+    let mut found = Vec::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let diag = &msg["message"];
+        let Some(code) = diag["code"]["code"].as_str() else {
+            continue;
+        };
+        let line = diag["spans"]
+            .as_array()
+            .and_then(|s| s.iter().find(|s| s["is_primary"] == true))
+            .and_then(|s| s["line_start"].as_u64())
+            .unwrap_or(0);
+        found.push((code.to_string(), diag["level"].as_str().unwrap_or("").to_string(), line));
+    }
+    found.sort();
+    found
+}
+
+/// The line of `SOURCE` that contains `text`.
+fn line_of(text: &str) -> u64 {
+    SOURCE.lines().position(|l| l.contains(text)).expect("marker in SOURCE") as u64 + 1
+}
+
+fn scratch_dir(name: &str) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| common::repo().join("target"))
+        .join("config-test")
+        .join(name)
+}
+
+#[test]
+fn levels_and_function_effects_from_the_file() {
+    let dir = scratch_dir("good");
+    scratch_crate(&dir, None);
+    let (copy, read) = (line_of("s.copy_htod_async"), line_of("Ok(host[0])"));
+    let without = findings(&run(&dir));
+    assert_eq!(
+        without,
+        [
+            ("cuda_lint::missing_sync".into(), "error".into(), read),
+            ("cuda_lint::pageable_async_copy".into(), "warning".into(), copy),
+        ],
+        "without the file"
+    );
+    scratch_crate(
+        &dir,
+        Some(
+            "# raise the pageable lint, and describe the vendor's wait\n\
+             [lints]\npageable_async_copy = \"deny\"\n\n\
+             [[functions]]\npath = \"config_user::vendor::wait_all\"\neffects = [\"sync(all)\"]\n",
+        ),
+    );
+    let with = findings(&run(&dir));
+    assert_eq!(
+        with,
+        [("cuda_lint::pageable_async_copy".into(), "error".into(), copy)],
+        "with the file"
+    );
+}
+
+#[test]
+fn mistakes_in_the_file_stop_with_the_line_and_the_valid_keys() {
+    let dir = scratch_dir("bad");
+    for (config, want) in [
+        (
+            "[lints]\nmissing_synch = \"deny\"\n",
+            "cuda-lint.toml:2:1: unknown lint `missing_synch`; the lints are: pageable_async_copy",
+        ),
+        ("[lint]\n", "cuda-lint.toml:1:"),
+        (
+            "[[functions]]\npath = \"config_user::vendor::wait_all\"\neffects = [\"sync(everything)\"]\n",
+            "cuda-lint.toml:3:12: cannot read effect `sync(everything)`",
+        ),
+    ] {
+        scratch_crate(&dir, Some(config));
+        let out = run(&dir);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(want), "want {want:?} in:\n{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
