@@ -44,7 +44,10 @@ fn config(args: &Args) -> Config {
     defaults.exit_status = None.into();
     defaults.require_annotations = Some(Spanned::dummy(true)).into();
     defaults.diagnostic_code_prefix = Some(Spanned::dummy("cuda_lint::".into())).into();
-    defaults.set_custom("rustfix", ui_test::custom_flags::rustfix::RustfixMode::Disabled);
+    defaults.set_custom(
+        "rustfix",
+        ui_test::custom_flags::rustfix::RustfixMode::MachineApplicable,
+    );
     config.with_args(args);
     config.program.program = PathBuf::from(env!("CARGO_BIN_EXE_cuda-lint-driver"));
     config.program.args.extend(

@@ -55,6 +55,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
                         wait on it (`cuStreamWaitEvent`)",
         copy_to_host: "copy the data to host memory first (`cuMemcpyDtoHAsync`, then `cuStreamSynchronize`)",
         copy_to_device: "write into host memory and copy it to the device (`cuMemcpyHtoDAsync`)",
+        sync_statement: None,
+        error_type: "cudarc::driver::sys::cudaError_enum",
     },
     crates: &["cudarc", "cuda_driver_sys", "cust_raw", "cuda_sys"],
     functions: &[

@@ -31,6 +31,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
                         wait on it (`cudaStreamWaitEvent`)",
         copy_to_host: "copy the data to host memory first (`cudaMemcpyAsync` with `cudaMemcpyDeviceToHost`, then `cudaStreamSynchronize`)",
         copy_to_device: "write into host memory and copy it to the device (`cudaMemcpyAsync` with `cudaMemcpyHostToDevice`)",
+        sync_statement: None,
+        error_type: "cudarc::runtime::sys::cudaError",
     },
     crates: &["cudarc", "cuda_runtime_sys", "cust_raw", "cuda_sys"],
     functions: &[],

@@ -58,6 +58,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
                         `stream.wait(&event)` on an event recorded after it)",
         copy_to_host: "copy the data to the host first (`stream.memcpy_dtoh` into a `PinnedHostSlice`, or `stream.clone_dtoh`)",
         copy_to_device: "write into host memory and copy it to the device (`stream.memcpy_htod`)",
+        sync_statement: Some("{stream}.synchronize()?;"),
+        error_type: "cudarc::driver::result::DriverError",
     },
     crates: &["cudarc"],
     functions: &[

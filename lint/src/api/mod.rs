@@ -298,6 +298,12 @@ pub struct Advice {
     /// How to bring device memory to the host, and host data to the device.
     pub copy_to_host: &'static str,
     pub copy_to_device: &'static str,
+    /// A statement that waits for a stream and propagates its error with `?` (`{stream}`
+    /// stands for the stream's name), when the API has one: `cargo cuda-lint --fix` inserts it
+    /// before an access made too early.
+    pub sync_statement: Option<&'static str>,
+    /// The definition path of that statement's error type.
+    pub error_type: &'static str,
 }
 
 /// One API family: a crate (or part of one) and its tables.

@@ -13,6 +13,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
                         (`Stream::wait_event`)",
         copy_to_host: "copy the data to host memory first (`Stream::copy_dtoh` or `Stream::clone_dtoh`)",
         copy_to_device: "write into host memory and copy it to the device (`Stream::copy_htod`)",
+        sync_statement: Some("{stream}.synchronize()?;"),
+        error_type: "cuda_lint_runtime::error::Error",
     },
     crates: &["cuda_lint_runtime"],
     functions: &[

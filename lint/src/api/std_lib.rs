@@ -27,6 +27,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
         order_streams: "",
         copy_to_host: "",
         copy_to_device: "",
+        sync_statement: None,
+        error_type: "",
     },
     crates: &["core", "alloc", "std"],
     functions: &[

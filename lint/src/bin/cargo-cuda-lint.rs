@@ -31,8 +31,11 @@ Options:
                         human (default), short, json, json-diagnostic-*: cargo's own output;
                         sarif, github, gitlab: a report of cuda-lint's findings on stdout
                         (SARIF 2.1.0, GitHub workflow commands, GitLab Code Quality JSON)
+    --fix               Apply the machine-applicable suggestions (through `cargo fix`, as
+                        `cargo clippy --fix` does); refuses on a dirty tree unless
+                        --allow-dirty (or --allow-staged, --allow-no-vcs)
 
-Every other option is passed to `cargo check` (e.g. -p, --all-targets).
+Every other option is passed to `cargo check` (`cargo fix` with --fix), e.g. -p, --all-targets.
 Lint flags after `--` work as with clippy:
     cargo cuda-lint -- -D cuda_lint::pageable_async_copy -A cuda_lint::missing_sync
 
@@ -93,6 +96,14 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // `--fix`: `cargo fix` runs itself as the rustc wrapper, so the driver is the workspace
+    // wrapper (dependencies are compiled by plain rustc: the macros stay inactive).
+    let fix = cargo_args.iter().any(|a| a == "--fix");
+    if fix && report.is_some() {
+        eprintln!("error: `--fix` prints cargo's own output; it cannot be combined with a report format");
+        return ExitCode::from(2);
+    }
+    let cargo_args: Vec<String> = cargo_args.iter().filter(|a| *a != "--fix").cloned().collect();
     let cargo_args = &cargo_args[..];
 
     let driver = match env::current_exe() {
@@ -119,14 +130,22 @@ fn main() -> ExitCode {
         env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
     };
     let mut cmd = Command::new(cargo);
-    cmd.arg("check")
-        .args(cargo_args)
-        // Every crate goes through the driver (dependencies too, for the tools their effect
-        // summaries need); it lints the primary packages only.
-        .env("RUSTC_WRAPPER", &driver)
-        .env_remove("RUSTC_WORKSPACE_WRAPPER")
-        // The `cuda_lint` macros write their effect summaries only when this is set.
-        .env("CUDA_LINT_ACTIVE", "1")
+    if fix {
+        cmd.arg("fix")
+            .args(cargo_args)
+            .env("RUSTC_WORKSPACE_WRAPPER", &driver)
+            .env_remove("CUDA_LINT_ACTIVE");
+    } else {
+        cmd.arg("check")
+            .args(cargo_args)
+            // Every crate goes through the driver (dependencies too, for the tools their
+            // effect summaries need); it lints the primary packages only.
+            .env("RUSTC_WRAPPER", &driver)
+            .env_remove("RUSTC_WORKSPACE_WRAPPER")
+            // The `cuda_lint` macros write their effect summaries only when this is set.
+            .env("CUDA_LINT_ACTIVE", "1");
+    }
+    cmd
         // Dependencies must be compiled by the same rustc the driver is built on.
         .env("RUSTC", sysroot.join("bin").join("rustc"))
         .env("RUSTUP_TOOLCHAIN", env!("CUDA_LINT_TOOLCHAIN"));

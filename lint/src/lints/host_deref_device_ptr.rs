@@ -16,6 +16,16 @@ declare_cuda_lint! {
     /// does not help (CUDA's own "corrected" example of this mistake still crashes), and
     /// compute-sanitizer reports only "process didn't terminate successfully", with no location.
     ///
+    /// Device memory is what `cuMemAlloc`, `cudaMalloc`, cudarc's `alloc`/`clone_htod` (then
+    /// `device_ptr`, `leak`) and VMM mappings return; managed and pinned memory are host-visible
+    /// and not reported. Passing a device pointer to a C function or to another crate's function
+    /// (a CUDA library: cuBLAS and the like) is not a host access.
+    ///
+    /// ### Known problems
+    /// A `CUdeviceptr` is a `u64`: one that reaches a function only as a field or parameter,
+    /// with nothing in the function saying where it came from, is not known to be device memory
+    /// there; it is reported where the allocation is visible (the caller that made it).
+    ///
     /// ### Example
     /// ```rust,ignore
     /// let dev = stream.clone_htod(&input)?;

@@ -21,6 +21,12 @@ declare_cuda_lint! {
     ///
     /// This lint warns by default: the program is correct, only slow.
     ///
+    /// cudarc's `memcpy_htod`, `memcpy_dtoh`, `clone_htod` and `clone_dtoh` with a `Vec`, a slice
+    /// or an array are such copies (use a `PinnedHostSlice`); so are `cuMemcpy*Async` and
+    /// `cudaMemcpyAsync` with memory that neither `cuMemHostAlloc`/`cudaMallocHost` allocated nor
+    /// `cuMemHostRegister`/`cudaHostRegister` page-locked. A `cudaMemcpyKind` argument gives the
+    /// direction; `cudaMemcpyDefault` lets the memory kinds decide.
+    ///
     /// ### Example
     /// ```rust,ignore
     /// let host = vec![1.0f32; n];

@@ -19,6 +19,9 @@ declare_cuda_lint! {
     /// Support"). Without it, reads through the second mapping return stale data: 32 stale reads
     /// over 50 launches on an H200, none with the fence. compute-sanitizer reports no hazard.
     ///
+    /// With cudarc, mappings wrapped in `CudaSlice`s (`upgrade_device_ptr`) are two slices with
+    /// events of their own: cudarc never orders work on one after work on the other.
+    ///
     /// ### Known problems
     /// Mappings created by one call in a loop (pushed into a `Vec`, say) are one mapping to the
     /// analysis: two of them passed to one kernel are not told apart from one passed twice, so

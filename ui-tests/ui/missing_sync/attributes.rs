@@ -1,3 +1,5 @@
+//@no-rustfix
+// Some findings here have no machine-applicable fix: the fixes are checked in fixes.rs.
 // What users tell the lint with the `cuda_lint` attributes: their wrappers' effects, typed
 // kernel launches (what each kernel reads and writes), and suppression.
 use cuda_lint_runtime::{Context, DeviceBuffer, Error, LaunchConfig, PinnedBuffer, Stream};

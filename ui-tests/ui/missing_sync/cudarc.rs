@@ -1,3 +1,5 @@
+//@no-rustfix
+// Some findings here have no machine-applicable fix: the fixes are checked in fixes.rs.
 // cudarc's safe API: it records events and waits for them only while its context manages
 // stream synchronization (more than one stream, event tracking on). With one stream, pinned
 // and unified host views wait for nothing; escape hatches enqueue work no event covers.

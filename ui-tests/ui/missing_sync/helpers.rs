@@ -1,3 +1,5 @@
+//@no-rustfix
+// Some findings here have no machine-applicable fix: the fixes are checked in fixes.rs.
 use cuda_lint_runtime::{Context, DeviceBuffer, Error, PinnedBuffer, Stream};
 
 /// Starts the download and returns at once.

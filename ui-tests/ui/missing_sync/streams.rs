@@ -1,3 +1,5 @@
+//@no-rustfix
+// Some findings here have no machine-applicable fix: the fixes are checked in fixes.rs.
 use cuda_lint_runtime::{Context, DeviceBuffer, Error, Stream};
 
 fn fires_double_buffer_reads_the_one_in_flight(ctx: &Context, s: &Stream, dev: &DeviceBuffer<f32>) -> Result<f32, Error> {
