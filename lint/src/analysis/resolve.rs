@@ -199,16 +199,30 @@ impl<'tcx> Resolver<'tcx> {
         mentions
     }
 
+    /// A function a CUDA family's table, a summary or the configuration describes (not the
+    /// standard library's).
+    fn is_cuda_api(&self, def_id: DefId) -> bool {
+        self.effects(def_id).is_some_and(|e| e.family.is_cuda())
+    }
+
     fn walk_mentions_cuda(&self, ty: Ty<'tcx>) -> bool {
-        ty.walk().any(|arg| match arg.as_type().map(Ty::kind) {
-            Some(ty::Adt(def, _)) => self.is_cuda_crate(def.did().krate),
-            Some(ty::FnDef(def_id, _)) => {
-                self.is_cuda_crate(def_id.krate)
-                    || (self.tcx.is_foreign_item(*def_id) && self.effects(*def_id).is_some())
-                    || def_id.as_local().is_some_and(|local| self.touches_cuda(local))
+        // What the API tables describe: a type with a role (a buffer, a stream...), a function
+        // with effects, or a function of this crate that uses them. Types of a CUDA crate the
+        // tables do not describe (`CUresult`, `CUstream_st`) do not count: a body that only moves
+        // them (a binding crate's own wrappers) has nothing to analyse.
+        ty.walk().any(|arg| {
+            let Some(t) = arg.as_type() else { return false };
+            match t.kind() {
+                // (Pageable owners, `Vec` and friends, are the standard library's.)
+                ty::Adt(..) => self
+                    .role(t)
+                    .is_some_and(|r| r != Target::Mem(crate::api::MemKind::Pageable)),
+                ty::FnDef(def_id, _) => {
+                    self.is_cuda_api(*def_id) || def_id.as_local().is_some_and(|local| self.touches_cuda(local))
+                }
+                ty::Closure(def_id, _) => def_id.as_local().is_some_and(|local| self.touches_cuda(local)),
+                _ => false,
             }
-            Some(ty::Closure(def_id, _)) => def_id.as_local().is_some_and(|local| self.touches_cuda(local)),
-            _ => false,
         })
     }
 
@@ -229,7 +243,7 @@ impl<'tcx> Resolver<'tcx> {
             results.node_types().items().any(|(_, ty)| self.mentions_cuda(*ty))
                 || results.type_dependent_defs().items().any(|(_, res)| {
                     res.is_ok_and(|(_, did)| {
-                        self.is_cuda_crate(did.krate) || did.as_local().is_some_and(|local| self.touches_cuda(local))
+                        self.is_cuda_api(did) || did.as_local().is_some_and(|local| self.touches_cuda(local))
                     })
                 })
         };
