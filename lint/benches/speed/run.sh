@@ -123,17 +123,20 @@ echo "== scaling: one body of N statement groups, analysed alone"
     echo "Scaling: one function of N groups of CUDA statements (allocate, copy, branch, launch in a"
     echo "loop, copy back, synchronize), analysis time of that body alone (\`CUDA_LINT_TIMINGS=1\`):"
     echo
-    echo "| groups | MIR statements | analysis | per statement | rustc's optimized MIR for it |"
-    echo "|---|---|---|---|---|"
+    echo "| groups | MIR statements | statements interpreted | analysis | per statement | rustc's optimized MIR for it |"
+    echo "|---|---|---|---|---|---|"
     python3 - "$WORK/scaling.log" <<'PY'
 import re, sys
-rows = []
+rows, steps = [], {}
 for line in open(sys.argv[1]):
     m = re.search(r"body_of_(\d+)_groups statements=(\d+) us=(\d+) mir_us=(\d+)", line)
     if m:
         rows.append(tuple(map(int, m.groups())))
+    m = re.search(r"body_of_(\d+)_groups steps=(\d+)", line)
+    if m:
+        steps[int(m.group(1))] = int(m.group(2))
 for n, stmts, us, mir in sorted(rows):
-    print(f"| {n} | {stmts} | {us / 1000:.1f} ms | {us / stmts:.2f} us | {mir / 1000:.1f} ms |")
+    print(f"| {n} | {stmts} | {steps.get(n, 0)} | {us / 1000:.1f} ms | {us / stmts:.2f} us | {mir / 1000:.1f} ms |")
 PY
 } >> "$REPORT"
 echo
