@@ -81,11 +81,7 @@ fn findings(out: &Output) -> Vec<(String, String, u64)> {
         let Some(code) = diag["code"]["code"].as_str() else {
             continue;
         };
-        let line = diag["spans"]
-            .as_array()
-            .and_then(|s| s.iter().find(|s| s["is_primary"] == true))
-            .and_then(|s| s["line_start"].as_u64())
-            .unwrap_or(0);
+        let line = common::primary_location(diag).map_or(0, |(_, line)| line);
         found.push((code.to_string(), diag["level"].as_str().unwrap_or("").to_string(), line));
     }
     found.sort();

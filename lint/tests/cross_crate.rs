@@ -60,17 +60,8 @@ fn summaries_in_a_dependency_are_read_and_the_dependency_is_not_linted() {
             "a dependency was linted: {}",
             diag["rendered"]
         );
-        let primary = diag["spans"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["is_primary"] == true)
-            .unwrap();
-        found.insert((
-            primary["file_name"].as_str().unwrap().to_string(),
-            primary["line_start"].as_u64().unwrap() as usize,
-            code.to_string(),
-        ));
+        let (file, line) = common::primary_location(diag).expect("a finding has a primary span");
+        found.insert((file, line as usize, code.to_string()));
     }
     assert_eq!(found, expected, "{stderr}");
 }

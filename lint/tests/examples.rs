@@ -61,17 +61,8 @@ fn every_buggy_example_line_is_reported_and_nothing_else_in_the_workspace() {
             code.starts_with("cuda_lint::"),
             "unexpected diagnostic {code}: {rendered}"
         );
-        let primary = diag["spans"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["is_primary"] == true)
-            .unwrap();
-        found.insert((
-            primary["file_name"].as_str().unwrap().to_string(),
-            primary["line_start"].as_u64().unwrap() as usize,
-            code.to_string(),
-        ));
+        let (file, line) = common::primary_location(&diag).expect("a finding has a primary span");
+        found.insert((file, line as usize, code.to_string()));
     }
     let missing: Vec<_> = expected.difference(&found).collect();
     let unexpected: Vec<_> = found.difference(&expected).collect();

@@ -159,7 +159,16 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
         origin: Span,
         ty: Option<Ty<'tcx>>,
     ) -> LocId {
-        let root = Root::Fresh { frame, block, which };
+        self.root_object(Root::Fresh { frame, block, which }, target, origin, ty)
+    }
+
+    /// The object named `key`, the same for every call that returns it.
+    pub fn global(&mut self, key: u32, target: Target, origin: Span) -> LocId {
+        self.root_object(Root::Global { key }, target, origin, None)
+    }
+
+    /// The location of an object with no parent (made by a call, or global), made once.
+    fn root_object(&mut self, root: Root, target: Target, origin: Span, ty: Option<Ty<'tcx>>) -> LocId {
         if let Some(&id) = self.roots.get(&root) {
             return id;
         }
@@ -172,31 +181,6 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
             parent: None,
             kind,
             ty,
-            origin,
-            allocated: false,
-            children: Vec::new(),
-            depth: 0,
-            behind_deref: false,
-        });
-        self.roots.insert(root, id);
-        id
-    }
-
-    /// The object named `key`, the same for every call that returns it.
-    pub fn global(&mut self, key: u32, target: Target, origin: Span) -> LocId {
-        let root = Root::Global { key };
-        if let Some(&id) = self.roots.get(&root) {
-            return id;
-        }
-        let kind = match target {
-            Target::Mem(k) => LocKind::Data(k),
-            Target::Obj(o) => LocKind::Object(o),
-        };
-        let id = self.push(LocData {
-            root,
-            parent: None,
-            kind,
-            ty: None,
             origin,
             allocated: false,
             children: Vec::new(),

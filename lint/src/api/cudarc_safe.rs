@@ -49,6 +49,20 @@ const fn copy(dst: u8, src: u8, dir: Dir) -> super::Effect {
 
 const NEW_DEVICE: super::Effect = New(Target::Mem(MemKind::Device));
 
+/// `CudaSlice::clone`/`try_clone`: a copy on the slice's own stream (not known here: arg 0 is
+/// the slice, which names no stream object), recorded by events.
+const CLONE_ON_OWN_STREAM: &[super::Effect] = &[
+    NEW_DEVICE,
+    Copy {
+        dst: RET,
+        src: 0,
+        dir: Dir::DeviceToDevice,
+        stream: 0,
+        is_async: true,
+    },
+    TrackedByEvents,
+];
+
 pub static FAMILY: ApiFamily = ApiFamily {
     name: "cudarc",
     advice: Advice {
@@ -256,34 +270,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(core!("CudaSlice::transmute_mut"), &[Derive(0)]),
         // The memory is no longer freed by the slice: the pointer owns it.
         f(core!("CudaSlice::leak"), &[Derive(0)]),
-        f(
-            core!("CudaSlice::try_clone"),
-            &[
-                NEW_DEVICE,
-                Copy {
-                    dst: RET,
-                    src: 0,
-                    dir: Dir::DeviceToDevice,
-                    stream: 0,
-                    is_async: true,
-                },
-                TrackedByEvents,
-            ],
-        ),
-        f(
-            core!("CudaSlice::clone"),
-            &[
-                NEW_DEVICE,
-                Copy {
-                    dst: RET,
-                    src: 0,
-                    dir: Dir::DeviceToDevice,
-                    stream: 0,
-                    is_async: true,
-                },
-                TrackedByEvents,
-            ],
-        ),
+        f(core!("CudaSlice::try_clone"), CLONE_ON_OWN_STREAM),
+        f(core!("CudaSlice::clone"), CLONE_ON_OWN_STREAM),
         f(core!("CudaView::len"), &[NoAccess]),
         f(core!("CudaView::is_empty"), &[NoAccess]),
         f(core!("CudaView::slice"), &[Derive(0)]),

@@ -44,3 +44,12 @@ pub fn expected() -> BTreeSet<(String, usize, String)> {
     }
     out
 }
+
+/// The file and line of a compiler diagnostic's primary span (cargo's JSON `message`).
+pub fn primary_location(diag: &serde_json::Value) -> Option<(String, u64)> {
+    let primary = diag["spans"].as_array()?.iter().find(|s| s["is_primary"] == true)?;
+    Some((
+        primary["file_name"].as_str()?.to_string(),
+        primary["line_start"].as_u64()?,
+    ))
+}

@@ -83,6 +83,32 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
+    /// Reports `access` to the memory at `l` while operation `op` may still use it.
+    pub(super) fn report_missing_sync(
+        &mut self,
+        f: FrameId,
+        si: SourceInfo,
+        access: Access,
+        l: LocId,
+        op: OpId,
+        state: &State,
+    ) {
+        let target = self.region(f, self.locs.data_root(l), state);
+        let op_desc = self.in_flight(f, op, state);
+        let some_paths = !state.inflight_must.contains(op);
+        self.report(
+            f,
+            si.span,
+            si,
+            FindingKind::MissingSync {
+                access,
+                target,
+                op: op_desc,
+            },
+            some_paths,
+        );
+    }
+
     pub(super) fn is_mapping(&self, l: LocId) -> bool {
         matches!(self.locs.kind(l), LocKind::Data(MemKind::VmmMapping))
     }
@@ -294,20 +320,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 if !hit {
                     continue;
                 }
-                let target = self.region(f, self.locs.data_root(l), state);
-                let op_desc = self.in_flight(f, op, state);
-                let some_paths = !state.inflight_must.contains(op);
-                self.report(
-                    f,
-                    si.span,
-                    si,
-                    FindingKind::MissingSync {
-                        access,
-                        target,
-                        op: op_desc,
-                    },
-                    some_paths,
-                );
+                self.report_missing_sync(f, si, access, l, op, state);
                 return;
             }
         }

@@ -1074,20 +1074,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             }) else {
                 continue;
             };
-            let target = self.region(f, self.locs.data_root(l), state);
-            let op_desc = self.in_flight(f, op, state);
-            let some_paths = !state.inflight_must.contains(op);
-            self.report(
-                f,
-                si.span,
-                si,
-                FindingKind::MissingSync {
-                    access: Access::Free,
-                    target,
-                    op: op_desc,
-                },
-                some_paths,
-            );
+            self.report_missing_sync(f, si, Access::Free, l, op, state);
             return;
         }
     }
