@@ -17,14 +17,13 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::analysis::summary;
 use crate::api::Effect;
-use crate::lints::LINTS;
+use crate::mir::summary;
+use cuda_lint_machine::LINTS;
 
 /// The file name, at the workspace root.
 pub const FILE_NAME: &str = "cuda-lint.toml";
@@ -115,7 +114,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
     })?;
 
     let mut config = Config::default();
-    let names: Vec<String> = LINTS.iter().map(|l| l.short_name()).collect();
+    let names: Vec<String> = LINTS.iter().map(|l| l.name.to_string()).collect();
     for (name, level) in &raw.lints {
         let short = name.get_ref().trim_start_matches("cuda_lint::");
         if short != "all" && !names.iter().any(|n| n == short) {
@@ -182,15 +181,14 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
     Ok(config)
 }
 
-/// The configuration the driver was given (`CUDA_LINT_CONFIG`), read once.
-pub fn current() -> &'static Config {
-    static CURRENT: OnceLock<Config> = OnceLock::new();
-    CURRENT.get_or_init(|| match std::env::var_os(ENV_VAR) {
+/// The function table of the configuration the driver was given (`CUDA_LINT_CONFIG`).
+pub fn user_functions_from_env() -> crate::api::UserFunctions {
+    match std::env::var_os(ENV_VAR) {
         // `cargo cuda-lint` checked it before running cargo: an error here is a file changed
         // since; it is reported by the next run, and nothing of it is used meanwhile.
-        Some(path) => load(Path::new(&path)).unwrap_or_default(),
-        None => Config::default(),
-    })
+        Some(path) => load(Path::new(&path)).unwrap_or_default().functions,
+        None => Default::default(),
+    }
 }
 
 #[cfg(test)]

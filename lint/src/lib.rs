@@ -1,13 +1,16 @@
-//! cuda-lint: Clippy for CUDA memory.
+//! cuda-lint's rustc driver: the MIR front end of the CUDA abstract machine.
 //!
-//! The crate has four parts, each knowing as little as it can of the others:
-//! - [`api`]: what each known CUDA API does to memory, as data (one table per API family);
-//! - [`analysis`]: one abstract interpretation over MIR that turns a body into memory events
-//!   through those tables and keeps the abstract state all lints share;
-//! - [`lints`]: one file per lint: its declaration, its documentation and how it reports;
-//! - [`pass`]: the lint pass that picks the bodies worth analysing and hands findings to the lints.
+//! - [`api`]: what each known CUDA API does, as data (one table per API family), and what a
+//!   family does beyond the shared vocabulary in the family's own module (cudarc's
+//!   event-tracking policy: `api/cudarc_safe/model.rs`);
+//! - [`mir`]: the abstract interpretation of MIR that turns bodies into the machine's
+//!   transitions (`cuda_lint_machine`) and reports events to its lints;
+//! - [`lints`]: the lints as rustc sees them (registered from `cuda_lint_machine::LINTS`) and
+//!   their diagnostics rendered; `wait_fix`: `missing_sync`'s `--fix`, which needs HIR;
+//! - `pass`: the lint pass that picks the bodies worth analysing and reports their findings.
 //!
-//! Only `src/bin/cuda-lint-driver.rs` knows `rustc_driver`; lint files never print.
+//! The lints decide in `cuda_lint_machine::lints`, not here. Only `src/bin/cuda-lint-driver.rs`
+//! knows `rustc_driver`.
 #![feature(rustc_private)]
 #![feature(box_patterns)]
 #![warn(rust_2018_idioms, unused_lifetimes, unused_qualifications)]
@@ -24,33 +27,39 @@ extern crate rustc_session;
 extern crate rustc_span;
 extern crate rustc_trait_selection;
 
-pub mod analysis;
 pub mod api;
 pub mod config;
+mod contain;
 pub mod driver_args;
 pub mod lints;
-pub mod output;
+pub mod mir;
 mod pass;
+mod wait_fix;
 
-pub use lints::{LINTS, LintInfo, explain, lints_markdown};
-
-/// Registers cuda-lint's lints and its pass in rustc's lint store (called by the driver).
-pub fn register_lints(sess: &rustc_session::Session, store: &mut rustc_lint::LintStore) {
-    register_lints_for(sess, store, true);
-}
+pub use contain::install_panic_hook;
 
 /// Registers the lints, and, with `analyse`, the pass that reports them. Crates that are not
 /// linted (dependencies) still get the lints registered: the lint levels rustc caches for
 /// incremental compilation must not depend on which crates a run happened to lint.
-pub fn register_lints_for(_sess: &rustc_session::Session, store: &mut rustc_lint::LintStore, analyse: bool) {
-    store.register_lints(&LINTS.iter().map(|info| info.lint).collect::<Vec<_>>());
+///
+/// `user_functions` is the user's table from `cuda-lint.toml`, read once by the driver.
+pub fn register_lints_for(
+    _sess: &rustc_session::Session,
+    store: &mut rustc_lint::LintStore,
+    analyse: bool,
+    user_functions: &'static api::UserFunctions,
+) {
+    store.register_lints(lints::rustc_lints());
     store.register_group(
         true,
         "cuda_lint::all",
         None,
-        LINTS.iter().map(|info| rustc_lint::LintId::of(info.lint)).collect(),
+        lints::rustc_lints()
+            .iter()
+            .map(|lint| rustc_lint::LintId::of(lint))
+            .collect(),
     );
     if analyse {
-        store.register_late_mod_pass(|_| Box::new(pass::CudaMemory::default()));
+        store.register_late_mod_pass(move |_| Box::new(pass::CudaMemory::new(user_functions)));
     }
 }

@@ -8,21 +8,25 @@ use rustc_lint::{LateContext, LateLintPass, LintPass, LintVec};
 use rustc_span::Span;
 use rustc_span::def_id::{DefId, LocalDefId};
 
-use crate::analysis::{self, Finding, FindingKind, Resolver};
-use crate::lints::{self, LINTS};
+use crate::api::UserFunctions;
+use crate::lints;
+use crate::mir::{self, Finding, Resolver};
 
 /// The pass, one per module (rustc caches a module's lint results between incremental builds:
 /// touching one file re-analyses only the modules that depend on what changed).
 pub struct CudaMemory<'tcx> {
     resolver: Option<Resolver<'tcx>>,
+    /// The user's function table (`cuda-lint.toml`), given by the driver.
+    user_functions: &'static UserFunctions,
     /// Helpers' findings when analysed on their own, for `report_body`'s deduplication.
     helper_findings: FxHashMap<LocalDefId, Vec<Finding>>,
 }
 
-impl Default for CudaMemory<'_> {
-    fn default() -> Self {
+impl CudaMemory<'_> {
+    pub fn new(user_functions: &'static UserFunctions) -> Self {
         CudaMemory {
             resolver: None,
+            user_functions,
             helper_findings: FxHashMap::default(),
         }
     }
@@ -35,7 +39,7 @@ impl LintPass for CudaMemory<'_> {
 
     fn get_lints(&self) -> LintVec {
         // Every lint the pass may emit, so rustc does not skip it while one is enabled.
-        LINTS.iter().map(|info| info.lint).collect()
+        lints::rustc_lints().to_vec()
     }
 }
 
@@ -68,7 +72,10 @@ impl<'tcx> LateLintPass<'tcx> for CudaMemory<'tcx> {
 
 impl<'tcx> CudaMemory<'tcx> {
     fn analyze(&mut self, cx: &LateContext<'tcx>, def_id: LocalDefId) -> Result<Vec<Finding>, String> {
-        let resolver = self.resolver.get_or_insert_with(|| Resolver::new(cx.tcx));
+        let user_functions = self.user_functions;
+        let resolver = self
+            .resolver
+            .get_or_insert_with(|| Resolver::new(cx.tcx, user_functions));
         if !resolver.report_timings {
             return analyze_guarded(resolver, def_id);
         }
@@ -102,13 +109,13 @@ impl<'tcx> CudaMemory<'tcx> {
     /// unless the helper, analysed on its own, reports the same event itself (its own memory,
     /// its own work); and once per lint at each call, however often the helper does it.
     fn report_body(&mut self, cx: &LateContext<'tcx>, findings: &[Finding]) {
-        let mut at_call: FxHashSet<(std::mem::Discriminant<FindingKind>, Span)> = FxHashSet::default();
+        let mut at_call: FxHashSet<((&'static str, &'static str), Span)> = FxHashSet::default();
         for finding in findings {
-            let kind = std::mem::discriminant(&finding.kind);
+            let kind = finding.key();
             if let Some(via) = &finding.via
                 && (self.helper_reports(cx, via.helper, kind, via.inner)
                     || (via.outer != via.helper && self.helper_reports(cx, via.outer, kind, via.inner))
-                    || !at_call.insert((kind, finding.span)))
+                    || !at_call.insert((kind, finding.span())))
             {
                 continue;
             }
@@ -122,7 +129,7 @@ impl<'tcx> CudaMemory<'tcx> {
         &mut self,
         cx: &LateContext<'tcx>,
         helper: DefId,
-        kind: std::mem::Discriminant<FindingKind>,
+        kind: (&'static str, &'static str),
         inner: Span,
     ) -> bool {
         let Some(helper) = helper.as_local() else {
@@ -134,28 +141,14 @@ impl<'tcx> CudaMemory<'tcx> {
         }
         self.helper_findings[&helper]
             .iter()
-            .any(|f| std::mem::discriminant(&f.kind) == kind && f.via.as_ref().map_or(f.span, |v| v.inner) == inner)
+            .any(|f| f.key() == kind && f.via.as_ref().map_or(f.span(), |v| v.inner) == inner)
     }
 }
 
 const ISSUES: &str = "https://github.com/cuda-lint/cuda-lint/issues";
 
-/// Runs the analysis of one body, turning a panic of the analysis into an error message.
-/// rustc's own fatal errors go on unwinding, as rustc expects.
+/// Runs the analysis of one body; a panic of the analysis becomes an error message (see
+/// `crate::contain`).
 fn analyze_guarded(rs: &Resolver<'_>, def_id: LocalDefId) -> Result<Vec<Finding>, String> {
-    use std::panic::{self, AssertUnwindSafe};
-    let previous = panic::take_hook();
-    panic::set_hook(Box::new(|_| {}));
-    let result = panic::catch_unwind(AssertUnwindSafe(|| analysis::analyze_body(rs, def_id)));
-    panic::set_hook(previous);
-    result.map_err(|payload| {
-        if payload.is::<rustc_span::fatal_error::FatalErrorMarker>() {
-            panic::resume_unwind(payload);
-        }
-        payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "internal error".to_string())
-    })
+    crate::contain::contained(|| mir::analyze_body(rs, def_id))
 }

@@ -23,47 +23,7 @@ pub type Arg = u8;
 /// The return value, where an [`Effect`] takes an argument position.
 pub const RET: Arg = u8::MAX;
 
-/// What kind of memory a region is.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum MemKind {
-    /// Ordinary host memory (`Vec`, `Box`, arrays, the stack, `malloc`).
-    Pageable,
-    /// Page-locked host memory (`cuMemHostAlloc`, `cuMemAllocHost`, registered memory).
-    Pinned,
-    /// Device memory (`cuMemAlloc`); the host cannot dereference it.
-    Device,
-    /// Managed memory (`cuMemAllocManaged`): host and device, one at a time.
-    Managed,
-    /// A VMM mapping (`cuMemMap`) of a physical allocation; device memory.
-    VmmMapping,
-    /// Host memory of a kind the analysis cannot see (a `&[T]` parameter, say).
-    Unknown,
-}
-
-impl MemKind {
-    /// Memory the host must not dereference.
-    pub fn is_device_only(self) -> bool {
-        matches!(self, MemKind::Device | MemKind::VmmMapping)
-    }
-
-    /// Memory that asynchronous work can still be using after the call that enqueued it
-    /// returned. Pageable memory cannot: the driver stages it or copies synchronously.
-    pub fn can_be_in_flight(self) -> bool {
-        !matches!(self, MemKind::Pageable)
-    }
-
-    /// A short description for diagnostics.
-    pub fn describe(self) -> &'static str {
-        match self {
-            MemKind::Pageable => "pageable host memory",
-            MemKind::Pinned => "pinned host memory",
-            MemKind::Device => "device memory",
-            MemKind::Managed => "managed memory",
-            MemKind::VmmMapping => "a VMM mapping",
-            MemKind::Unknown => "host memory",
-        }
-    }
-}
+pub use cuda_lint_machine::{Advice, FreeKind, MemKind};
 
 /// CUDA objects that are not memory.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -104,31 +64,6 @@ pub enum Dir {
     /// Given by a `cudaMemcpyKind` argument (`cudaMemcpyHostToDevice` = 1, `..DeviceToHost` = 2,
     /// `..DeviceToDevice` = 3, `..Default` = 4).
     KindArg(Arg),
-}
-
-/// Changes to a context's state that decide whether its API records events by itself (cudarc
-/// records them when more than one stream exists and event tracking is on).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ContextChange {
-    /// A new context: one stream, event tracking on.
-    New,
-    /// A second stream now exists.
-    MoreStreams,
-    TrackingOn,
-    TrackingOff,
-}
-
-/// What dropping or freeing memory does with work still using it.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum FreeKind {
-    /// Waits for the device before releasing (`cuMemFree`, `cuMemFreeHost`, unregistering).
-    Waits,
-    /// Releases at once; work still using the memory reads or writes freed memory.
-    Immediate,
-    /// Released in the order of the stream the memory was allocated on (`cuMemFreeAsync`, a
-    /// cudarc `CudaSlice`), after the work that recorded events on it: unordered untracked
-    /// work on another stream still using it races with the free.
-    StreamOrdered,
 }
 
 /// One thing a call does. A call may do several, in order.
@@ -196,17 +131,6 @@ pub enum Effect {
     MapAt { va: Arg, physical: Arg },
     /// The new memory this call returns belongs to the stream `Arg` (freed in its order).
     AllocatedOn(Arg),
-    /// The operation this call just enqueued records events on the memory it uses, as
-    /// cudarc does while its context manages stream synchronization.
-    TrackedByEvents,
-    /// The context's state changes (see [`ContextChange`]).
-    Context(ContextChange),
-    /// Waits for the event-recorded work that uses the memory `Arg` refers to
-    /// (`PinnedHostSlice::as_slice` synchronizes its event).
-    SyncMemory(Arg),
-    /// Returns `(pointer, guard)`: the device pointer of `mem`, and a guard that, dropped,
-    /// records the work enqueued on `stream` with it (cudarc's `device_ptr`).
-    DevicePtrGuard { mem: Arg, stream: Arg },
     /// Returns a launch being built for `kernel` on `stream`; arguments are added with
     /// [`Effect::Push`], and [`Effect::LaunchBuilt`] launches it.
     LaunchBuilder { kernel: Arg, stream: Arg },
@@ -248,6 +172,31 @@ pub enum Effect {
         kernel: Option<&'static str>,
         fenced: Option<bool>,
     },
+    /// What cudarc's calls do beyond this vocabulary: its event-tracking policy
+    /// ([`cudarc_safe::model`]).
+    Cudarc(cudarc_safe::CudarcEffect),
+}
+
+/// Effects of the user's own functions, by definition path (from `cuda-lint.toml`): they come
+/// first, before the tables (they describe wrappers, and may correct a table).
+pub type UserFunctions = std::collections::BTreeMap<String, Vec<Effect>>;
+
+/// The API families' own state, in the machine's family slot (see `cuda_lint_machine::Ext`).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct FamilyState {
+    pub cudarc: cudarc_safe::model::CudarcState,
+}
+
+impl cuda_lint_machine::Ext for FamilyState {
+    fn join(&mut self, other: &Self) -> bool {
+        self.cudarc.join(&other.cudarc)
+    }
+    fn started(&mut self, op: cuda_lint_machine::OpId) {
+        self.cudarc.started(op);
+    }
+    fn finished(&mut self, ops: &cuda_lint_machine::OpSet) {
+        self.cudarc.finished(ops);
+    }
 }
 
 /// A function and what a call to it does.
@@ -284,26 +233,6 @@ pub struct TypeRole {
 pub struct ApiType {
     pub path: &'static str,
     pub role: TypeRole,
-}
-
-/// How a diagnostic tells users of a family to fix what it found, in that API's own terms.
-#[derive(Debug, PartialEq, Eq, Hash)]
-pub struct Advice {
-    /// How to copy through pinned memory instead of pageable memory.
-    pub pinned: &'static str,
-    /// How to wait for a stream; `{stream}` stands for its name.
-    pub sync_stream: &'static str,
-    /// How to order new work on one stream after work on another.
-    pub order_streams: &'static str,
-    /// How to bring device memory to the host, and host data to the device.
-    pub copy_to_host: &'static str,
-    pub copy_to_device: &'static str,
-    /// A statement that waits for a stream and propagates its error with `?` (`{stream}`
-    /// stands for the stream's name), when the API has one: `cargo cuda-lint --fix` inserts it
-    /// before an access made too early.
-    pub sync_statement: Option<&'static str>,
-    /// The definition path of that statement's error type.
-    pub error_type: &'static str,
 }
 
 /// One API family: a crate (or part of one) and its tables.

@@ -109,6 +109,8 @@ impl rustc_driver::Callbacks for RustcCallbacks {
 
 struct LintCallbacks {
     args_var: Option<String>,
+    /// The user's `cuda-lint.toml` function table, read once.
+    user_functions: &'static cuda_lint_engine::api::UserFunctions,
     /// Whether to analyse this crate (the lints are registered either way).
     analyse: bool,
 }
@@ -134,12 +136,12 @@ impl rustc_driver::Callbacks for LintCallbacks {
                 sess.file_depinfo.borrow_mut().insert(Symbol::intern(exe));
             }
         }));
-        let analyse = self.analyse;
+        let (analyse, user_functions) = (self.analyse, self.user_functions);
         config.register_lints = Some(Box::new(move |sess, store| {
             if let Some(previous) = &previous {
                 previous(sess, store);
             }
-            cuda_lint_engine::register_lints_for(sess, store, analyse);
+            cuda_lint_engine::register_lints_for(sess, store, analyse, user_functions);
         }));
         // clippy_utils' symbol constants index into this list: it must be registered.
         config.extra_symbols = clippy_utils::sym::EXTRA_SYMBOLS.into();
@@ -222,6 +224,16 @@ fn main() -> ExitCode {
                 args_var.as_deref().unwrap_or_default(),
             ));
         }
-        rustc_driver::run_compiler(&args, &mut LintCallbacks { args_var, analyse });
+        // Read once for the compilation, and kept for it (the lint passes borrow it).
+        let user_functions = Box::leak(Box::new(cuda_lint_engine::config::user_functions_from_env()));
+        cuda_lint_engine::install_panic_hook();
+        rustc_driver::run_compiler(
+            &args,
+            &mut LintCallbacks {
+                args_var,
+                analyse,
+                user_functions,
+            },
+        );
     })
 }

@@ -10,7 +10,10 @@ use rustc_hir::definitions::DefPathData;
 use rustc_hir::{AttrArgs, Attribute};
 use rustc_middle::ty::{self, Ty, TyCtxt, TypeVisitableExt};
 
-use crate::api::{Entry, Tables, Target};
+use crate::api::{Entry, Tables, Target, UserFunctions};
+
+/// How deep `touches_cuda` follows calls of the crate's own functions.
+const MAX_CALL_CHAIN: usize = 64;
 
 /// Per-crate caches over the API tables.
 pub struct Resolver<'tcx> {
@@ -22,8 +25,13 @@ pub struct Resolver<'tcx> {
     /// `CUDA_LINT_TIMINGS=1`: print each analysed body's size and analysis time (for the
     /// speed benchmark, `lint/benches/speed`).
     pub report_timings: bool,
+    /// `CUDA_LINT_TEST_PANIC=name`: the analysis of bodies whose path ends with `name` panics
+    /// (for the test of `crate::contain`).
+    pub panic_for_test: Option<String>,
     /// The family whose advice diagnostics give about work a user's summarised wrapper does.
     user_family: &'static crate::api::ApiFamily,
+    /// The user's `cuda-lint.toml` function table.
+    user_functions: &'static UserFunctions,
     keys: RefCell<FxHashMap<DefId, Option<Entry>>>,
     roles: RefCell<FxHashMap<DefId, Option<Target>>>,
     cuda_crates: RefCell<FxHashMap<CrateNum, bool>>,
@@ -33,13 +41,15 @@ pub struct Resolver<'tcx> {
 }
 
 impl<'tcx> Resolver<'tcx> {
-    pub fn new(tcx: TyCtxt<'tcx>) -> Self {
+    pub fn new(tcx: TyCtxt<'tcx>, user_functions: &'static UserFunctions) -> Self {
         Resolver {
             tcx,
+            user_functions,
             tables: Tables::get(),
             user_family: &crate::api::runtime::FAMILY,
             report_unknown: std::env::var_os("CUDA_LINT_UNKNOWN_APIS").is_some_and(|v| v == "1"),
             report_timings: std::env::var_os("CUDA_LINT_TIMINGS").is_some_and(|v| v == "1"),
+            panic_for_test: std::env::var("CUDA_LINT_TEST_PANIC").ok().filter(|v| !v.is_empty()),
             keys: RefCell::default(),
             roles: RefCell::default(),
             cuda_crates: RefCell::default(),
@@ -58,7 +68,7 @@ impl<'tcx> Resolver<'tcx> {
         let tcx = self.tcx;
         let key = def_key(tcx, def_id);
         // The user's cuda-lint.toml first: it describes their wrappers, and may correct a table.
-        let mut found = crate::config::current().functions.get(&key).map(|effects| Entry {
+        let mut found = self.user_functions.get(&key).map(|effects| Entry {
             effects: effects.as_slice(),
             family: self.user_family,
         });
@@ -232,6 +242,11 @@ impl<'tcx> Resolver<'tcx> {
     pub fn touches_cuda(&self, def_id: LocalDefId) -> bool {
         if let Some(&cached) = self.touches.borrow().get(&def_id) {
             return cached;
+        }
+        // A chain of calls deeper than this is cut (not cached: the answer is partial), so no
+        // crate's call graph can exhaust the stack.
+        if self.visiting.borrow().len() >= MAX_CALL_CHAIN {
+            return false;
         }
         if !self.visiting.borrow_mut().insert(def_id) {
             return false; // recursion: the answer comes from the outer call

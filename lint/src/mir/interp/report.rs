@@ -16,14 +16,15 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             .map(|(h, v)| format!("{}:{}->{:?}", h.0, name(*h), v.iter().map(|l| l.0).collect::<Vec<_>>()))
             .collect();
         let ops: Vec<String> = state
+            .m
             .inflight_may
             .iter()
             .map(|o| {
-                let info = &self.ops[o.0 as usize];
+                let info = self.machine.op(o);
                 format!(
                     "op{}{} w{:?} r{:?}",
                     o.0,
-                    if state.inflight_must.contains(o) { "!" } else { "?" },
+                    if state.m.inflight_must.contains(o) { "!" } else { "?" },
                     info.writes,
                     info.reads
                 )
@@ -32,46 +33,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         format!(
             "inflight [{}] covers {:?} waits {:?} values [{}]",
             ops.join(", "),
-            state.event_covers,
-            state.stream_waits,
+            state.m.event_covers,
+            state.m.stream_waits,
             values.join(" ")
         )
-    }
-
-    pub(super) fn report(&mut self, f: FrameId, span: Span, si: SourceInfo, kind: FindingKind, some_paths: bool) {
-        if !self.reporting {
-            return;
-        }
-        // Code a macro generated is reported where the macro is invoked (what the user wrote;
-        // arguments the user passed keep their own spans).
-        let span = span.source_callsite();
-        let finding = match &self.frames[f.0 as usize].entered_from {
-            None => Finding {
-                kind,
-                span,
-                lint_root: self.lint_root(f, si),
-                some_paths,
-                via: None,
-            },
-            Some((call_span, lint_root, _)) => {
-                // Found inside a helper: reported at the call in the root body. When the
-                // helper, linted on its own, reports the same event, the pass keeps only that.
-                // The note names the function the event is in (the innermost helper).
-                Finding {
-                    kind,
-                    span: *call_span,
-                    lint_root: *lint_root,
-                    some_paths,
-                    via: Some(Via {
-                        callee: self.frame_name(f),
-                        helper: self.frames[f.0 as usize].def_id,
-                        outer: self.frames[self.outermost_helper(f).0 as usize].def_id,
-                        inner: span,
-                    }),
-                }
-            }
-        };
-        self.findings.insert(finding);
     }
 
     /// The frame of the helper the root body calls, on the way to frame `f`.
@@ -102,26 +67,27 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
-    pub(super) fn in_flight(&mut self, f: FrameId, op: OpId, state: &State) -> InFlight {
-        let info = self.ops[op.0 as usize].clone();
+    pub(super) fn in_flight(&self, f: FrameId, op: OpId, state: &State) -> InFlight<Span> {
+        let info = self.machine.op(op);
+        let (frame, site) = self.op_sites[op.0 as usize];
         let stream = info.streams.iter().next().and_then(|s| self.name_of(f, s, state));
         // Work started in the same function as the finding, or in the root body, is shown
         // where it starts; work started inside another helper, at that helper's call in the
         // root body.
-        let span = match &self.frames[info.frame.0 as usize].entered_from {
-            Some((call_span, ..)) if info.frame != f => *call_span,
-            _ => info.span,
+        let span = match &self.frames[frame.0 as usize].entered_from {
+            Some((call_span, ..)) if frame != f => *call_span,
+            _ => site,
         };
         InFlight {
             what: info.kind.describe(),
             span,
             stream,
             advice: info.advice,
-            unrecorded_by_cudarc: info.unrecorded_by_cudarc,
+            notes: info.notes.clone(),
         }
     }
 
-    pub(super) fn region(&mut self, f: FrameId, loc: LocId, state: &State) -> Region {
+    pub(super) fn region(&self, f: FrameId, loc: LocId, state: &State) -> Region<Span> {
         let data = self.locs.get(loc);
         let kind = match data.kind {
             LocKind::Data(k) => k,
@@ -171,7 +137,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
         // Memory or objects created by a call: the variable of the frame that holds them,
         // preferring the owner (`dev`) to pointers into it (`p`), then the shortest name.
-        let mut best: Option<((bool, bool, usize), (String, Option<Ty<'tcx>>))> = None;
+        // Ranked by (held as a whole by a struct, not the owner, name length): lowest wins.
+        type Ranked<'tcx> = ((bool, bool, usize), (String, Option<Ty<'tcx>>));
+        let mut best: Option<Ranked<'tcx>> = None;
         for (holder, vals) in &state.values {
             if !vals.contains(loc) {
                 continue;

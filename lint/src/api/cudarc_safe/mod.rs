@@ -8,9 +8,48 @@
 //! event that was never recorded and returns while a copy into it still runs. The escape
 //! hatches (`device_ptr` with its guard dropped early, `leak`, raw pointers handed to
 //! `driver::result`/`sys`) enqueue work no event covers; the analysis sees them as such.
+//!
+//! The table is data; the policy those calls follow (what [`CudarcEffect`] does) is in
+//! [`model`].
+
+pub mod model;
 
 use super::Effect::*;
-use super::{Advice, ApiFamily, ContextChange, Dir, FreeKind, MemKind, ObjKind, RET, Target, f, handle};
+use super::{Advice, ApiFamily, Arg, Dir, FreeKind, MemKind, ObjKind, RET, Target, f, handle};
+use CudarcEffect::{DevicePtrGuard, SyncMemory};
+
+/// What cudarc's calls do beyond the shared vocabulary (see [`model`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CudarcEffect {
+    /// The operation this call enqueues records events on the memory it uses (and waits for
+    /// earlier ones), while its context manages stream synchronization.
+    TrackedByEvents,
+    /// The context's state changes (see [`ContextChange`]).
+    Context(ContextChange),
+    /// Waits for the event-recorded work that uses the memory `Arg` refers to
+    /// (`PinnedHostSlice::as_slice` synchronizes its event).
+    SyncMemory(Arg),
+    /// Returns `(pointer, guard)`: the device pointer of `mem`, and a guard that, dropped,
+    /// records the work enqueued on `stream` with it (`device_ptr`).
+    DevicePtrGuard { mem: Arg, stream: Arg },
+}
+
+/// Changes to a context's state that decide whether cudarc records events by itself.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ContextChange {
+    /// A new context: one stream, event tracking on.
+    New,
+    /// A second stream now exists.
+    MoreStreams,
+    TrackingOn,
+    TrackingOff,
+}
+
+const TRACKED: super::Effect = Cudarc(CudarcEffect::TrackedByEvents);
+
+const fn context(change: ContextChange) -> super::Effect {
+    Cudarc(CudarcEffect::Context(change))
+}
 
 /// `cudarc::driver::safe::core::NAME` (types and methods live in the private `core` module).
 macro_rules! core {
@@ -60,7 +99,7 @@ const CLONE_ON_OWN_STREAM: &[super::Effect] = &[
         stream: 0,
         is_async: true,
     },
-    TrackedByEvents,
+    TRACKED,
 ];
 
 pub static FAMILY: ApiFamily = ApiFamily {
@@ -81,11 +120,11 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(
             core!("CudaContext::new"),
             // The device's primary context: two `CudaContext::new(0)` share it, and its null stream.
-            &[DeviceContext(0), Context(ContextChange::New)],
+            &[DeviceContext(0), context(ContextChange::New)],
         ),
         f(
             core!("CudaContext::new_non_primary"),
-            &[New(Target::Obj(ObjKind::Context)), Context(ContextChange::New)],
+            &[New(Target::Obj(ObjKind::Context)), context(ContextChange::New)],
         ),
         f(core!("CudaContext::default_stream"), &[DefaultStream(0)]),
         f(
@@ -97,7 +136,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
             &[
                 New(Target::Obj(ObjKind::Stream)),
                 StreamOfContext(0),
-                Context(ContextChange::MoreStreams),
+                context(ContextChange::MoreStreams),
             ],
         ),
         f(
@@ -105,18 +144,18 @@ pub static FAMILY: ApiFamily = ApiFamily {
             &[
                 New(Target::Obj(ObjKind::Stream)),
                 StreamOfContext(0),
-                Context(ContextChange::MoreStreams),
+                context(ContextChange::MoreStreams),
             ],
         ),
         f(core!("CudaContext::new_event"), &[New(Target::Obj(ObjKind::Event))]),
         f(core!("CudaContext::synchronize"), &[SyncContext]),
         f(
             core!("CudaContext::enable_event_tracking"),
-            &[Context(ContextChange::TrackingOn)],
+            &[context(ContextChange::TrackingOn)],
         ),
         f(
             core!("CudaContext::disable_event_tracking"),
-            &[Context(ContextChange::TrackingOff)],
+            &[context(ContextChange::TrackingOff)],
         ),
         f(core!("CudaContext::alloc_pinned"), &[New(Target::Mem(MemKind::Pinned))]),
         f(
@@ -149,7 +188,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
             &[
                 New(Target::Obj(ObjKind::Stream)),
                 StreamOfContext(0),
-                Context(ContextChange::MoreStreams),
+                context(ContextChange::MoreStreams),
                 StreamJoin { stream: RET, other: 0 },
             ],
         ),
@@ -174,7 +213,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
                     stream: 0,
                     is_async: true,
                 },
-                TrackedByEvents,
+                TRACKED,
             ],
         ),
         f(
@@ -185,49 +224,39 @@ pub static FAMILY: ApiFamily = ApiFamily {
                     stream: 0,
                     is_async: true,
                 },
-                TrackedByEvents,
+                TRACKED,
             ],
         ),
         f(
             core!("CudaStream::memcpy_htod"),
-            &[copy(2, 1, Dir::HostToDevice), TrackedByEvents],
+            &[copy(2, 1, Dir::HostToDevice), TRACKED],
         ),
         f(
             core!("CudaStream::memcpy_dtoh"),
-            &[copy(2, 1, Dir::DeviceToHost), TrackedByEvents],
+            &[copy(2, 1, Dir::DeviceToHost), TRACKED],
         ),
         f(
             core!("CudaStream::memcpy_dtod"),
             &[
                 WaitForSourceOfOtherContext { stream: 0, src: 1 },
                 copy(2, 1, Dir::DeviceToDevice),
-                TrackedByEvents,
+                TRACKED,
             ],
         ),
         f(
             core!("CudaStream::clone_htod"),
-            &[
-                NEW_DEVICE,
-                AllocatedOn(0),
-                copy(RET, 1, Dir::HostToDevice),
-                TrackedByEvents,
-            ],
+            &[NEW_DEVICE, AllocatedOn(0), copy(RET, 1, Dir::HostToDevice), TRACKED],
         ),
         f(
             core!("CudaStream::memcpy_stod"),
-            &[
-                NEW_DEVICE,
-                AllocatedOn(0),
-                copy(RET, 1, Dir::HostToDevice),
-                TrackedByEvents,
-            ],
+            &[NEW_DEVICE, AllocatedOn(0), copy(RET, 1, Dir::HostToDevice), TRACKED],
         ),
         f(
             core!("CudaStream::clone_dtoh"),
             &[
                 New(Target::Mem(MemKind::Pageable)),
                 copy(RET, 1, Dir::DeviceToHost),
-                TrackedByEvents,
+                TRACKED,
             ],
         ),
         f(
@@ -235,7 +264,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
             &[
                 New(Target::Mem(MemKind::Pageable)),
                 copy(RET, 1, Dir::DeviceToHost),
-                TrackedByEvents,
+                TRACKED,
             ],
         ),
         f(
@@ -245,7 +274,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
                 AllocatedOn(0),
                 WaitForSourceOfOtherContext { stream: 0, src: 1 },
                 copy(RET, 1, Dir::DeviceToDevice),
-                TrackedByEvents,
+                TRACKED,
             ],
         ),
         f(core!("CudaStream::upgrade_device_ptr"), &[Derive(1), AllocatedOn(0)]),
@@ -280,7 +309,10 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(core!("CudaView::try_split_at"), &[Derive(0)]),
         f(core!("CudaView::transmute"), &[Derive(0)]),
         f(core!("CudaView::chunks_exact"), &[Derive(0)]),
-        f(core!("CudaView::view_ptr"), &[DevicePtrGuard { mem: 0, stream: 1 }]),
+        f(
+            core!("CudaView::view_ptr"),
+            &[Cudarc(DevicePtrGuard { mem: 0, stream: 1 })],
+        ),
         f(core!("CudaViewMut::len"), &[NoAccess]),
         f(core!("CudaViewMut::is_empty"), &[NoAccess]),
         f(core!("CudaViewMut::as_view"), &[Derive(0)]),
@@ -294,19 +326,25 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(core!("CudaViewMut::chunks_exact_mut"), &[Derive(0)]),
         f(core!("CudaViewMut::transmute"), &[Derive(0)]),
         f(core!("CudaViewMut::transmute_mut"), &[Derive(0)]),
-        f(core!("CudaViewMut::view_ptr"), &[DevicePtrGuard { mem: 0, stream: 1 }]),
+        f(
+            core!("CudaViewMut::view_ptr"),
+            &[Cudarc(DevicePtrGuard { mem: 0, stream: 1 })],
+        ),
         f(
             core!("CudaViewMut::view_ptr_mut"),
-            &[DevicePtrGuard { mem: 0, stream: 1 }],
+            &[Cudarc(DevicePtrGuard { mem: 0, stream: 1 })],
         ),
         f(core!("DeviceSlice::len"), &[NoAccess]),
         f(core!("DeviceSlice::num_bytes"), &[NoAccess]),
         f(core!("DeviceSlice::is_empty"), &[NoAccess]),
         f(core!("DeviceSlice::stream"), &[StreamOf(0)]),
-        f(core!("DevicePtr::device_ptr"), &[DevicePtrGuard { mem: 0, stream: 1 }]),
+        f(
+            core!("DevicePtr::device_ptr"),
+            &[Cudarc(DevicePtrGuard { mem: 0, stream: 1 })],
+        ),
         f(
             core!("DevicePtrMut::device_ptr_mut"),
-            &[DevicePtrGuard { mem: 0, stream: 1 }],
+            &[Cudarc(DevicePtrGuard { mem: 0, stream: 1 })],
         ),
         f(core!("HostSlice::len"), &[NoAccess]),
         f(core!("HostSlice::is_empty"), &[NoAccess]),
@@ -316,10 +354,16 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(core!("PinnedHostSlice::num_bytes"), &[NoAccess]),
         f(core!("PinnedHostSlice::is_empty"), &[NoAccess]),
         f(core!("PinnedHostSlice::context"), &[NoAccess]),
-        f(core!("PinnedHostSlice::as_ptr"), &[SyncMemory(0), Derive(0)]),
-        f(core!("PinnedHostSlice::as_mut_ptr"), &[SyncMemory(0), Derive(0)]),
-        f(core!("PinnedHostSlice::as_slice"), &[SyncMemory(0), Derive(0)]),
-        f(core!("PinnedHostSlice::as_mut_slice"), &[SyncMemory(0), Derive(0)]),
+        f(core!("PinnedHostSlice::as_ptr"), &[Cudarc(SyncMemory(0)), Derive(0)]),
+        f(
+            core!("PinnedHostSlice::as_mut_ptr"),
+            &[Cudarc(SyncMemory(0)), Derive(0)],
+        ),
+        f(core!("PinnedHostSlice::as_slice"), &[Cudarc(SyncMemory(0)), Derive(0)]),
+        f(
+            core!("PinnedHostSlice::as_mut_slice"),
+            &[Cudarc(SyncMemory(0)), Derive(0)],
+        ),
         // Unified memory: same accessors, same event.
         f(unified!("UnifiedSlice::len"), &[NoAccess]),
         f(unified!("UnifiedSlice::num_bytes"), &[NoAccess]),
@@ -333,8 +377,11 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(unified!("UnifiedSlice::as_view_mut"), &[Derive(0)]),
         f(unified!("UnifiedSlice::slice"), &[Derive(0)]),
         f(unified!("UnifiedSlice::slice_mut"), &[Derive(0)]),
-        f(unified!("UnifiedSlice::as_slice"), &[SyncMemory(0), Derive(0)]),
-        f(unified!("UnifiedSlice::as_mut_slice"), &[SyncMemory(0), Derive(0)]),
+        f(unified!("UnifiedSlice::as_slice"), &[Cudarc(SyncMemory(0)), Derive(0)]),
+        f(
+            unified!("UnifiedSlice::as_mut_slice"),
+            &[Cudarc(SyncMemory(0)), Derive(0)],
+        ),
         // Events.
         f(core!("CudaEvent::record"), &[RecordEvent { event: 0, stream: 1 }]),
         f(core!("CudaEvent::synchronize"), &[SyncEvent(0)]),
@@ -356,11 +403,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f(launch!("PushKernelArg::arg"), &[Push { vec: 0, value: 1 }]),
         f(launch!("LaunchArgs::record_kernel_launch"), &[Derive(0)]),
-        f(launch!("LaunchArgs::launch"), &[LaunchBuilt(0), TrackedByEvents]),
-        f(
-            launch!("LaunchArgs::launch_cooperative"),
-            &[LaunchBuilt(0), TrackedByEvents],
-        ),
+        f(launch!("LaunchArgs::launch"), &[LaunchBuilt(0), TRACKED]),
+        f(launch!("LaunchArgs::launch_cooperative"), &[LaunchBuilt(0), TRACKED]),
         f(nvrtc!("compile_ptx"), &[CompileSource(0)]),
         f(nvrtc!("compile_ptx_with_opts"), &[CompileSource(0)]),
         f(nvrtc!("Ptx::from_src"), &[CompileSource(0)]),

@@ -1,11 +1,15 @@
-use clippy_utils::diagnostics::span_lint_hir_and_then;
-use rustc_lint::LateContext;
+//! `cuda_lint::pageable_async_copy`: fires when an asynchronous copy's host side is pageable
+//! memory on every path, or on some paths (where the other paths give memory of unknown kind,
+//! or memory page-locked in place on some paths only). Memory page-locked in place
+//! (`cuMemHostRegister`) on every path is pinned.
 
-use super::{declare_cuda_lint, named, note_via, paths_suffix};
-use crate::analysis::{Finding, FindingKind};
-use crate::api::Dir;
+use super::{Cx, named, origin_label, paths_suffix};
+use crate::diagnostic::{Diagnostic, Finding};
+use crate::events::Event;
+use crate::memory::{Dir, MemKind};
+use crate::state::Ext;
 
-declare_cuda_lint! {
+declare_lint! {
     /// ### What it does
     /// Checks for asynchronous host<->device copies whose host side may be pageable memory:
     /// a `Vec`, a slice of one, an array, a `Box`, the stack, or heap memory that was never
@@ -42,46 +46,65 @@ declare_cuda_lint! {
     /// unsafe { stream.copy_htod_async(&mut dev, &host)? };
     /// ```
     /// or page-lock memory you already have with `ctx.register_host(&mut vec)`.
-    pub PAGEABLE_ASYNC_COPY,
-    Warn,
-    "an asynchronous copy whose host side may be pageable memory"
+    pub PAGEABLE_ASYNC_COPY = "pageable_async_copy", Warn, "an asynchronous copy whose host side may be pageable memory"
 }
 
-pub(super) fn report(cx: &LateContext<'_>, finding: &Finding) {
-    let FindingKind::PageableAsyncCopy {
+pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X>, out: &mut Vec<Finding<S>>) {
+    let Event::AsyncCopy {
         host,
         dir,
         host_arg,
         advice,
-    } = &finding.kind
+    } = *event
     else {
         return;
     };
+    let mut pageable = Vec::new();
+    let mut others = 0;
+    for l in host.iter() {
+        let root = cx.regions.root(l);
+        match cx.regions.mem_kind(l) {
+            // Page-locked in place on every path: pinned; on some paths: pageable on the others.
+            Some(MemKind::Pageable) if cx.state.registered_must.contains(root) => {}
+            Some(MemKind::Pageable) => {
+                pageable.push(root);
+                if cx.state.registered_may.contains(root) {
+                    others += 1;
+                }
+            }
+            // Memory of unknown kind may be pinned: the copy is pageable on some paths only.
+            _ => others += 1,
+        }
+    }
+    let Some(&first) = pageable.first() else {
+        return;
+    };
+    let some_paths = others > 0;
+    let region = cx.describe.region(first);
     let direction = match dir {
         Dir::DeviceToHost => "into",
         _ => "from",
     };
-    let msg = format!(
+    let mut diag = Diagnostic::new(format!(
         "asynchronous copy {direction} pageable host memory{}",
-        paths_suffix(finding)
-    );
-    span_lint_hir_and_then(cx, PAGEABLE_ASYNC_COPY, finding.lint_root, finding.span, msg, |diag| {
-        let what = named(&host.name, "this memory");
-        let ty = host.ty.as_deref().map(|t| format!(" (`{t}`)")).unwrap_or_default();
-        match host_arg {
-            Some(arg) if finding.via.is_none() && *arg != finding.span => {
-                diag.span_label(*arg, format!("{what} is pageable{ty}"));
-            }
-            _ => {}
+        paths_suffix(some_paths)
+    ));
+    let what = named(&region.name, "this memory");
+    let ty = region.ty.as_deref().map(|t| format!(" (`{t}`)")).unwrap_or_default();
+    match host_arg {
+        Some(arg) if !cx.in_helper && arg != cx.span => {
+            diag.label(arg, format!("{what} is pageable{ty}"));
         }
-        if host.origin != finding.span {
-            diag.span_label(host.origin, super::origin_label(host, "this memory"));
-        }
-        note_via(diag, finding, "the copy happens");
-        diag.note(
+        _ => {}
+    }
+    if region.origin != cx.span {
+        diag.label(region.origin, origin_label(&region, "this memory"));
+    }
+    diag.via("the copy happens")
+        .note(
             "the driver stages pageable memory through a pinned buffer: the call blocks until \
              the data is staged, and the copy cannot overlap with kernels",
-        );
-        diag.help(advice.pinned);
-    });
+        )
+        .help(advice.pinned);
+    out.push(cx.finding(&PAGEABLE_ASYNC_COPY, "pageable_async_copy", some_paths, diag));
 }

@@ -269,7 +269,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             || !tcx.is_mir_available(callee)
             || tcx.is_coroutine(callee)
             || self.on_stack(call.f, callee)
-            || crate::analysis::resolve::has_unsatisfiable_preds(tcx, callee)
+            || crate::mir::resolve::has_unsatisfiable_preds(tcx, callee)
         {
             return None;
         }
@@ -390,6 +390,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         };
         let id = FrameId(self.frames.len() as u32);
         let depth = parent.depth + 1;
+        let (names, named_paths) = debug_names(self.tcx, body);
         self.frames.push(Frame {
             body,
             def_id: callee,
@@ -397,8 +398,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             depth,
             entered_from,
             parent: Some(call.f),
-            names: debug_names(self.tcx, body).0,
-            named_paths: debug_names(self.tcx, body).1,
+            names,
+            named_paths,
         });
         self.frame_index.insert((call.f, call.bb, callee), id);
         id

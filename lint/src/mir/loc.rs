@@ -9,8 +9,8 @@ use rustc_middle::ty::{self, Ty};
 use rustc_span::Span;
 
 use super::resolve::Resolver;
-use super::set::IdSet;
 use crate::api::{MemKind, ObjKind, Target};
+pub use cuda_lint_machine::{Loc as LocId, LocSet};
 
 /// An inlined call's frame; frame 0 is the body being linted.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -19,20 +19,6 @@ pub struct FrameId(pub u32);
 impl FrameId {
     pub const ROOT: FrameId = FrameId(0);
 }
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct LocId(pub u32);
-
-impl super::set::Id for LocId {
-    fn index(self) -> u32 {
-        self.0
-    }
-    fn from_index(i: u32) -> Self {
-        LocId(i)
-    }
-}
-
-pub type LocSet = IdSet<LocId>;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Root {
@@ -197,6 +183,11 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
             return id;
         }
         let p = self.get(parent);
+        // Like every projection, bounded: a wrapper inside a wrapper inside ... (an iterator
+        // narrowed again on each turn of a loop) stops at the cut.
+        if p.depth >= MAX_DEPTH {
+            return parent;
+        }
         let (root, origin, depth) = (p.root, p.origin, p.depth);
         let kind = self.kind_of_ty(ty, true);
         let id = self.push(LocData {

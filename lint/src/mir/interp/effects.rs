@@ -21,9 +21,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         // The object the last `NewOut` created (for `AllocatedOn`).
         let mut last_new: Option<LocId> = None;
         // cudarc's safe calls record events on what they use (and wait for earlier ones) while
-        // its context manages stream synchronization.
-        self.enqueue_tracked = effects.contains(&Effect::TrackedByEvents) && state.may_record_events();
-        self.enqueue_would_track = effects.contains(&Effect::TrackedByEvents);
+        // its context manages stream synchronization: its model decides for the call's work.
+        self.call_tracking = effects
+            .contains(&Effect::Cudarc(CudarcEffect::TrackedByEvents))
+            .then(|| cudarc::call_starts(&state.m));
         for (which, effect) in effects.iter().enumerate() {
             match *effect {
                 Effect::New(target) => {
@@ -117,48 +118,22 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 Effect::Launch { kernel, stream, args } => self.launch(call, kernel, stream, args, state),
                 Effect::SyncStream(a) => {
                     let streams = self.objects(call, a, state);
-                    self.sync_streams(&streams, state);
+                    self.machine.sync_streams(&mut state.m, &streams);
                 }
                 Effect::SyncEvent(a) => {
                     let events = self.objects(call, a, state);
-                    let mut done = OpSet::new();
-                    for e in events.iter() {
-                        if let Some(covered) = state.event_covers.get(&e) {
-                            done.union_with(covered);
-                        }
-                    }
-                    state.finish(&done);
+                    self.machine.sync_events(&mut state.m, &events);
                 }
-                Effect::SyncContext => {
-                    let all = state.inflight_may.clone();
-                    state.finish(&all);
-                }
+                Effect::SyncContext => self.machine.sync_all(&mut state.m),
                 Effect::RecordEvent { event, stream } => {
                     let events = self.objects_with(call, event, &ret, state);
                     let streams = self.objects(call, stream, state);
-                    let covered = self.ops_on(&streams, state);
-                    let strong = events.len() == 1;
-                    for e in events.iter() {
-                        let entry = state.event_covers.entry(e).or_default();
-                        if strong {
-                            *entry = covered.clone();
-                        } else {
-                            entry.union_with(&covered);
-                        }
-                    }
+                    self.machine.record_events(&mut state.m, &events, &streams);
                 }
                 Effect::StreamWaitEvent { stream, event } => {
                     let events = self.objects(call, event, state);
                     let streams = self.objects(call, stream, state);
-                    let mut covered = OpSet::new();
-                    for e in events.iter() {
-                        if let Some(c) = state.event_covers.get(&e) {
-                            covered.union_with(c);
-                        }
-                    }
-                    for s in streams.iter() {
-                        state.stream_waits.entry(s).or_default().union_with(&covered);
-                    }
+                    self.machine.wait_events(&mut state.m, &streams, &events);
                 }
                 Effect::Register { .. } => {
                     // While the guard lives, the memory is reached only through it (it borrows
@@ -279,7 +254,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 Effect::MapAt { va, physical } => {
                     let phys = self.objects(call, physical, state);
                     for mapping in self.data_arg(call, va, &ret, state).iter() {
-                        if self.is_mapping(mapping) {
+                        if self.locs.kind(mapping) == LocKind::Data(MemKind::VmmMapping) {
                             let root = self.locs.data_root(mapping);
                             self.attrs.entry(root).or_default().physical.union_with(&phys);
                         }
@@ -287,13 +262,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
                 Effect::AllocatedOn(a) => {
                     let streams = self.streams(call, a, state);
-                    // cudarc gives a slice allocated while event tracking is off no events.
-                    let no_events = state.tracking == Tri::No;
                     for new in ret.iter().chain(last_new) {
-                        let attrs = self.attrs.entry(new).or_default();
-                        attrs.streams.union_with(&streams);
-                        attrs.no_events |= no_events;
+                        self.attrs.entry(new).or_default().streams.union_with(&streams);
                     }
+                    // cudarc gives a slice allocated while event tracking is off no events.
+                    cudarc::allocated(&mut state.m, ret.iter().chain(last_new));
                 }
                 Effect::DefaultStream(a) => {
                     for ctx in self.objects(call, a, state).iter() {
@@ -349,10 +322,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     }
                     let (mine, theirs) = (contexts_of(self, &streams), contexts_of(self, &src_streams));
                     if !mine.is_empty() && !theirs.is_empty() && !mine.intersects(&theirs) {
-                        let earlier = self.ops_on(&src_streams, state);
-                        for s in streams.iter() {
-                            state.stream_waits.entry(s).or_default().union_with(&earlier);
-                        }
+                        let earlier = self.machine.ops_on(&state.m, &src_streams);
+                        self.machine.order_after(&mut state.m, &streams, &earlier);
                     }
                 }
                 Effect::StreamOf(a) => {
@@ -366,10 +337,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let mut waiters = self.objects_with(call, stream, &ret, state);
                     waiters.retain(|l| matches!(self.locs.kind(l), LocKind::Object(ObjKind::Stream)));
                     let others = self.streams(call, other, state);
-                    let done = self.ops_on(&others, state);
-                    for s in waiters.iter() {
-                        state.stream_waits.entry(s).or_default().union_with(&done);
-                    }
+                    let done = self.machine.ops_on(&state.m, &others);
+                    self.machine.order_after(&mut state.m, &waiters, &done);
                 }
                 Effect::RetInto(a) => {
                     let slots = self.arg(call, a, &LocSet::new());
@@ -379,51 +348,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     }
                     ret = LocSet::new();
                 }
-                // Read before the call's operations are enqueued (see `enqueue_tracked`).
-                Effect::TrackedByEvents => {}
-                Effect::Context(change) => match change {
-                    ContextChange::New => {
-                        state.many_streams = Tri::No;
-                        state.tracking = Tri::Yes;
+                Effect::Cudarc(effect) => {
+                    if let Some(value) = self.apply_cudarc(call, effect, which, &ret, state) {
+                        fields = Some(value);
                     }
-                    ContextChange::MoreStreams => {
-                        // cudarc synchronizes the context when its second stream is made
-                        // (with tracking on); when that cannot be ruled out, it is assumed.
-                        if state.many_streams != Tri::Yes && state.tracking != Tri::No {
-                            let all = state.inflight_may.clone();
-                            state.finish(&all);
-                        }
-                        state.many_streams = Tri::Yes;
-                    }
-                    ContextChange::TrackingOn => state.tracking = Tri::Yes,
-                    ContextChange::TrackingOff => state.tracking = Tri::No,
-                },
-                Effect::SyncMemory(a) => {
-                    let data = self.data_arg(call, a, &ret, state);
-                    let recorded: OpSet = self
-                        .users(state, &data)
-                        .iter()
-                        .filter(|op| !state.untracked.contains(*op))
-                        .collect();
-                    state.finish(&recorded);
-                }
-                Effect::DevicePtrGuard { mem, stream } => {
-                    let data = self.data_arg(call, mem, &ret, state);
-                    let streams = self.streams(call, stream, state);
-                    let guard = self
-                        .locs
-                        .fresh(f, call.bb, which as u8, Target::Obj(ObjKind::Guard), call.span, None);
-                    // cudarc makes the stream wait for the recorded work on the memory first.
-                    if state.may_record_events() {
-                        self.wait_for_recorded(&data, &streams, state);
-                    }
-                    let attrs = self.attrs.entry(guard).or_default();
-                    attrs.memory.union_with(&data);
-                    attrs.streams.union_with(&streams);
-                    fields = Some(vec![
-                        (Proj::Field(0), data, None),
-                        (Proj::Field(1), LocSet::single(guard), None),
-                    ]);
                 }
                 Effect::LaunchBuilder { kernel, stream } => {
                     let kernels = self.objects(call, kernel, state);
@@ -447,19 +375,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     for builder in self.objects(call, b, state).iter() {
                         let attrs = self.attrs.get(&builder).cloned().unwrap_or_default();
                         let (slots, apart) = self.arg_slots(state, &LocSet::single(builder));
-                        // A `UnifiedSlice` argument's event is recorded after every launch.
-                        let unified = slots
-                            .iter()
-                            .flat_map(|s| s.iter())
-                            .any(|l| matches!(self.locs.kind(l), LocKind::Data(MemKind::Managed)));
-                        self.enqueue_tracked |= unified;
                         self.launch_with(call, &attrs.kernels, attrs.streams, slots, apart, state);
                     }
                 }
                 Effect::FreeOnStream { mem, stream } => {
                     let data = self.data_arg(call, mem, &ret, state);
                     let streams = self.streams(call, stream, state);
-                    self.free_on_streams(f, &data, &streams, false, call.si, state);
+                    self.free_on_streams(f, &data, &streams, &OpSet::new(), call.si, state);
                 }
                 Effect::Work {
                     stream,
@@ -496,7 +418,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         (Some(name), _) => Some(Kernel::Unfenced { name: name.to_string() }),
                         (None, _) => Some(Kernel::SourceNotVisible { name: None }),
                     };
-                    self.alias_in_one_kernel(call, verdict, &slots, true, state);
+                    self.launch_event(call, verdict, &slots, true, state);
                     let union = |sets: &[(u8, LocSet)]| {
                         let mut all = LocSet::new();
                         for (_, d) in sets {
@@ -509,14 +431,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
                 Effect::RegisterInPlace(a) => {
                     let data = self.data_roots(call, a, &ret, state);
-                    state.registered_may.union_with(&data);
-                    state.registered_must.union_with(&data);
+                    self.machine.register_in_place(&mut state.m, &data);
                 }
                 Effect::UnregisterInPlace(a) => {
                     let data = self.data_roots(call, a, &ret, state);
-                    self.free(f, &data, FreeKind::Waits, call.si, state);
-                    state.registered_may.subtract(&data);
-                    state.registered_must.subtract(&data);
+                    self.machine.unregister(&mut state.m, &data, &self.regions());
                 }
             }
         }
@@ -551,13 +470,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 
     /// Whether work that may be in flight uses any of `data`.
     pub(super) fn in_use(&self, state: &State, data: &LocSet) -> bool {
-        state.inflight_may.iter().any(|op| {
-            let info = &self.ops[op.0 as usize];
-            info.reads
-                .iter()
-                .chain(info.writes.iter())
-                .any(|u| data.iter().any(|d| self.locs.overlaps(u, d)))
-        })
+        !self.users(state, data).is_empty()
     }
 
     /// Drops from `data` the device-only memory not pointed at directly by `values` (reached
@@ -580,11 +493,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// Whether asynchronous work can still be using memory at `l` after the call that enqueued
     /// it returned: memory that is not pageable, or pageable memory page-locked in place.
     pub(super) fn can_be_in_flight(&self, l: LocId, state: &State) -> bool {
-        match self.locs.kind(l) {
-            LocKind::Data(MemKind::Pageable) => state.registered_may.contains(self.locs.data_root(l)),
-            LocKind::Data(k) => k.can_be_in_flight(),
-            _ => false,
-        }
+        self.machine.can_be_in_flight(&state.m, l, &self.regions())
     }
 
     /// The allocations (data roots) an argument refers to.
@@ -597,33 +506,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 
     /// The operations that may be in flight and use any of `data`.
     pub(super) fn users(&self, state: &State, data: &LocSet) -> OpSet {
-        state
-            .inflight_may
-            .iter()
-            .filter(|op| {
-                let info = &self.ops[op.0 as usize];
-                info.reads
-                    .iter()
-                    .chain(info.writes.iter())
-                    .any(|u| data.iter().any(|d| self.locs.overlaps(u, d)))
-            })
-            .collect()
-    }
-
-    /// Makes `streams` wait for the work that recorded events on `data` (what cudarc does
-    /// before it hands out a device pointer).
-    pub(super) fn wait_for_recorded(&self, data: &LocSet, streams: &LocSet, state: &mut State) {
-        let recorded: OpSet = self
-            .users(state, data)
-            .iter()
-            .filter(|op| !state.untracked.contains(*op))
-            .collect();
-        if recorded.is_empty() {
-            return;
-        }
-        for s in streams.iter() {
-            state.stream_waits.entry(s).or_default().union_with(&recorded);
-        }
+        self.machine.users(&state.m, data, &self.regions())
     }
 
     pub(super) fn arg(&self, call: &CallSite<'_, 'tcx>, a: u8, ret: &LocSet) -> LocSet {
@@ -690,7 +573,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             _ => (None, dst),
         };
         if is_async && let Some(host) = host {
-            self.pageable_check(call, host, host_arg, dir, state);
+            self.async_copy_event(call, host, host_arg, dir, state);
         }
         // The host side of a pageable copy is done when the call returns.
         let in_flight = |this: &Self, set: &LocSet| -> LocSet {
@@ -707,11 +590,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             && !dst_data.is_empty()
             && dst_data.iter().all(|l| {
                 matches!(self.locs.kind(l), LocKind::Data(MemKind::Pageable))
-                    && !state.registered_may.contains(self.locs.data_root(l))
+                    && !state.m.registered_may.contains(self.locs.data_root(l))
             });
         self.enqueue(call, OpKind::Copy, streams.clone(), reads, writes, state);
         if into_pageable {
-            self.sync_streams(&streams, state);
+            self.machine.sync_streams(&mut state.m, &streams);
         }
     }
 
@@ -759,7 +642,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
-    pub(super) fn pageable_check(
+    /// Reports an asynchronous copy with host side `host` (written as argument `host_arg`).
+    pub(super) fn async_copy_event(
         &mut self,
         call: &CallSite<'_, 'tcx>,
         host: &LocSet,
@@ -767,45 +651,19 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         dir: Dir,
         state: &State,
     ) {
-        if !self.reporting {
-            return;
-        }
-        let mut pageable = Vec::new();
-        let mut others = 0;
-        for l in host.iter() {
-            let root = self.locs.data_root(l);
-            match self.locs.kind(l) {
-                // Page-locked in place (`cuMemHostRegister`) on every path: pinned; on some
-                // paths: pageable on the others.
-                LocKind::Data(MemKind::Pageable) if state.registered_must.contains(root) => {}
-                LocKind::Data(MemKind::Pageable) => {
-                    pageable.push(root);
-                    if state.registered_may.contains(root) {
-                        others += 1;
-                    }
-                }
-                // Memory of unknown kind may be pinned: the copy is pageable on some paths only.
-                _ => others += 1,
-            }
-        }
-        let Some(&first) = pageable.first() else {
-            return;
+        let dir = match dir {
+            Dir::HostToDevice => cuda_lint_machine::Dir::HostToDevice,
+            Dir::DeviceToHost => cuda_lint_machine::Dir::DeviceToHost,
+            Dir::DeviceToDevice => cuda_lint_machine::Dir::DeviceToDevice,
+            Dir::Infer | Dir::KindArg(_) => cuda_lint_machine::Dir::Unknown,
         };
-        let some_paths = others > 0;
-        let region = self.region(call.f, first, state);
-        let host_arg = call.args.get(host_arg as usize).map(|a| a.span);
-        self.report(
-            call.f,
-            call.span,
-            call.si,
-            FindingKind::PageableAsyncCopy {
-                host: region,
-                dir,
-                host_arg,
-                advice: &self.family.advice,
-            },
-            some_paths,
-        );
+        let event = Event::AsyncCopy {
+            host,
+            dir,
+            host_arg: call.args.get(host_arg as usize).map(|a| a.span),
+            advice: &self.family.advice,
+        };
+        self.emit(call.f, call.span, call.si, event, state);
     }
 
     pub(super) fn launch(&mut self, call: &CallSite<'_, 'tcx>, kernel: u8, stream: u8, args: u8, state: &mut State) {
@@ -834,7 +692,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         touched.retain(|l| self.can_be_in_flight(l, state) || !matches!(self.locs.kind(l), LocKind::Data(_)));
         if self.reporting {
             let verdict = self.kernel_verdict(kernels);
-            self.alias_in_one_kernel(call, verdict, &slots, apart, state);
+            self.launch_event(call, verdict, &slots, apart, state);
         }
         self.enqueue(call, OpKind::Launch, streams, touched.clone(), touched, state);
     }
@@ -882,7 +740,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
-    /// Enqueues an operation: checks it against unordered work on other streams, then starts it.
+    /// Enqueues an operation: the lints see it against the work already in flight, then it starts.
     pub(super) fn enqueue(
         &mut self,
         call: &CallSite<'_, 'tcx>,
@@ -893,85 +751,53 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         state: &mut State,
     ) {
         let f = call.f;
-        let id = *self.op_index.entry((f, call.bb)).or_insert_with(|| {
-            let id = OpId(self.ops.len() as u32);
-            self.ops.push(OpInfo {
-                kind,
-                frame: f,
-                span: call.span,
-                streams: LocSet::new(),
-                reads: LocSet::new(),
-                writes: LocSet::new(),
-                advice: &self.family.advice,
-                unrecorded_by_cudarc: false,
-            });
-            id
-        });
-        {
-            let op = &mut self.ops[id.0 as usize];
-            op.streams.union_with(&streams);
-            op.reads.union_with(&reads);
-            op.writes.union_with(&writes);
-        }
-        let mut tracked = std::mem::take(&mut self.enqueue_tracked);
-        if tracked {
-            tracked = !reads
-                .iter()
-                .chain(writes.iter())
-                .any(|l| self.attrs.get(&self.locs.data_root(l)).is_some_and(|a| a.no_events));
-        }
-        let would_track = std::mem::take(&mut self.enqueue_would_track);
-        self.ops[id.0 as usize].unrecorded_by_cudarc |= would_track && !tracked;
-        if tracked {
-            let mut used = reads;
-            used.union_with(&writes);
-            self.wait_for_recorded(&used, &streams, state);
-        }
-        if self.reporting {
-            self.cross_stream_checks(call, id, state);
-        }
-        state.start(id);
-        if tracked {
-            state.untracked.subtract(&OpSet::single(id));
-        }
-    }
-
-    /// Operations that may run on `streams`, or that those streams wait for.
-    pub(super) fn ops_on(&self, streams: &LocSet, state: &State) -> OpSet {
-        let mut out = OpSet::new();
-        for op in state.inflight_may.iter() {
-            if self.ops[op.0 as usize].streams.intersects(streams) {
-                out.insert(op);
+        let id = match self.op_index.get(&(f, call.bb)) {
+            Some(&id) => id,
+            None => {
+                let id = self.machine.new_op(kind, &self.family.advice);
+                self.op_sites.push((f, call.span));
+                self.op_index.insert((f, call.bb), id);
+                id
             }
-        }
-        for s in streams.iter() {
-            if let Some(w) = state.stream_waits.get(&s) {
-                out.union_with(w);
-            }
-        }
-        out
-    }
-
-    /// Waits for the work on `streams`; a stream the analysis cannot name (a handle from
-    /// elsewhere) may be any, so waiting on it counts as waiting for everything.
-    pub(super) fn sync_streams(&self, streams: &LocSet, state: &mut State) {
-        let done = if streams.is_empty() {
-            state.inflight_may.clone()
-        } else {
-            self.ops_on(streams, state)
         };
-        state.finish(&done);
+        self.machine.add_uses(id, &streams, &reads, &writes);
+        // A cudarc call that records events first waits for the events on what it uses.
+        let tracking = self.call_tracking.take().map(|call_tracking| {
+            let mut used = reads.clone();
+            used.union_with(&writes);
+            let regions = self.regions();
+            cudarc::before_enqueue(
+                &self.machine,
+                &mut state.m,
+                call_tracking,
+                kind,
+                &used,
+                &streams,
+                &regions,
+            )
+        });
+        self.emit(call.f, call.span, call.si, Event::Enqueue { op: id }, state);
+        self.machine.start(&mut state.m, id);
+        if let Some(tracked) = tracking {
+            cudarc::after_enqueue(&mut self.machine, &mut state.m, id, tracked);
+        }
     }
 
-    /// Whether operation `earlier` is ordered before new work on `streams`.
-    pub(super) fn ordered_before(&self, earlier: OpId, streams: &LocSet, state: &State) -> bool {
-        let op = &self.ops[earlier.0 as usize];
-        op.streams.is_empty()
-            || streams.is_empty()
-            || op.streams.intersects(streams)
-            || streams
-                .iter()
-                .any(|s| state.stream_waits.get(&s).is_some_and(|w| w.contains(earlier)))
+    /// Reports a launch whose arguments reach `slots` (see [`Self::arg_slots`]).
+    pub(super) fn launch_event(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        kernel: Option<Kernel>,
+        slots: &[LocSet],
+        apart: bool,
+        state: &State,
+    ) {
+        let event = Event::Launch {
+            slots,
+            apart,
+            kernel: kernel.as_ref(),
+        };
+        self.emit(call.f, call.span, call.si, event, state);
     }
 
     pub(super) fn drop_place(&mut self, f: FrameId, place: Place<'tcx>, si: SourceInfo, state: &mut State) {
@@ -1030,72 +856,110 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// races with that work.
     pub(super) fn free(&mut self, f: FrameId, data: &LocSet, kind: FreeKind, si: SourceInfo, state: &mut State) {
         match kind {
-            FreeKind::Immediate => self.conflicts(f, data, Access::Free, si, state),
-            FreeKind::Waits => {
-                let users = self.users(state, data);
-                state.finish(&users);
+            FreeKind::Immediate => {
+                self.emit(
+                    f,
+                    si.span,
+                    si,
+                    Event::HostAccess {
+                        regions: data,
+                        access: Access::Free,
+                    },
+                    state,
+                );
             }
+            FreeKind::Waits => self.machine.free_waiting(&mut state.m, data, &self.regions()),
             FreeKind::StreamOrdered => {
-                // Each allocation is freed in the order of the stream it was allocated on.
+                // Each allocation is freed in the order of the stream it was allocated on, after
+                // the work that recorded events on it (cudarc's slices wait for their events).
                 for d in data.iter() {
                     let root = self.locs.data_root(d);
                     let streams = self.attrs.get(&root).map(|a| a.streams.clone()).unwrap_or_default();
-                    self.free_on_streams(f, &LocSet::single(d), &streams, true, si, state);
+                    let one = LocSet::single(d);
+                    let exempt =
+                        cudarc::exempt_from_stream_ordered_free(&self.machine, &state.m, &one, &self.regions());
+                    self.free_on_streams(f, &one, &streams, &exempt, si, state);
                 }
             }
         }
     }
 
-    /// Frees `data` in the order of `streams`: work on another stream that is not ordered
-    /// before the free (and, with `only_untracked`, that recorded no event the free waits
-    /// for) may still be using it. Unknown streams order everything.
+    /// Frees `data` in the order of `streams` (see [`Event::FreeOnStreams`]).
     pub(super) fn free_on_streams(
         &mut self,
         f: FrameId,
         data: &LocSet,
         streams: &LocSet,
-        only_untracked: bool,
+        exempt: &OpSet,
         si: SourceInfo,
         state: &mut State,
     ) {
-        if !self.reporting || streams.is_empty() {
-            return;
-        }
-        for op in self.users(state, data).iter() {
-            if (only_untracked && !state.untracked.contains(op)) || self.ordered_before(op, streams, state) {
-                continue;
-            }
-            let info = &self.ops[op.0 as usize];
-            let Some(l) = data.iter().find(|d| {
-                info.reads
-                    .iter()
-                    .chain(info.writes.iter())
-                    .any(|u| self.locs.overlaps(u, *d))
-            }) else {
+        let event = Event::FreeOnStreams {
+            regions: data,
+            streams,
+            exempt,
+        };
+        self.emit(f, si.span, si, event, state);
+    }
+
+    /// A guard of cudarc's `device_ptr` dropped (see `cudarc_safe::model::guard_dropped`).
+    pub(super) fn guard_dropped(&mut self, vals: &LocSet, state: &mut State) {
+        for guard in vals.iter() {
+            let Some(attrs) = self.attrs.get(&guard) else {
                 continue;
             };
-            self.report_missing_sync(f, si, Access::Free, l, op, state);
-            return;
+            cudarc::guard_dropped(
+                &self.machine,
+                &mut state.m,
+                &attrs.memory,
+                &attrs.streams,
+                &self.regions(),
+            );
         }
     }
 
-    /// A guard of cudarc's `device_ptr` dropped: it records the work enqueued on its stream
-    /// with its memory so far, which later cudarc calls wait for (while the context manages
-    /// stream synchronization).
-    pub(super) fn guard_dropped(&mut self, vals: &LocSet, state: &mut State) {
-        if !state.may_record_events() {
-            return;
-        }
-        for guard in vals.iter() {
-            let Some(attrs) = self.attrs.get(&guard).cloned() else {
-                continue;
-            };
-            let recorded: OpSet = self
-                .users(state, &attrs.memory)
-                .iter()
-                .filter(|op| self.ops[op.0 as usize].streams.intersects(&attrs.streams))
-                .collect();
-            state.untracked.subtract(&recorded);
+    /// Applies one of cudarc's own effects (its event-tracking policy, `cudarc_safe::model`);
+    /// returns the call's result when the effect makes it (`device_ptr`'s pointer and guard).
+    pub(super) fn apply_cudarc(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        effect: CudarcEffect,
+        which: usize,
+        ret: &LocSet,
+        state: &mut State,
+    ) -> Option<Vec<(Proj, LocSet, Option<LocId>)>> {
+        match effect {
+            // Read before the call's operations are enqueued (see `Interp::call_tracking`).
+            CudarcEffect::TrackedByEvents => None,
+            CudarcEffect::Context(change) => {
+                cudarc::context_change(&self.machine, &mut state.m, change);
+                None
+            }
+            CudarcEffect::SyncMemory(a) => {
+                let data = self.data_arg(call, a, ret, state);
+                cudarc::sync_memory(&self.machine, &mut state.m, &data, &self.regions());
+                None
+            }
+            CudarcEffect::DevicePtrGuard { mem, stream } => {
+                let data = self.data_arg(call, mem, ret, state);
+                let streams = self.streams(call, stream, state);
+                let guard = self.locs.fresh(
+                    call.f,
+                    call.bb,
+                    which as u8,
+                    Target::Obj(ObjKind::Guard),
+                    call.span,
+                    None,
+                );
+                cudarc::device_ptr(&self.machine, &mut state.m, &data, &streams, &self.regions());
+                let attrs = self.attrs.entry(guard).or_default();
+                attrs.memory.union_with(&data);
+                attrs.streams.union_with(&streams);
+                Some(vec![
+                    (Proj::Field(0), data, None),
+                    (Proj::Field(1), LocSet::single(guard), None),
+                ])
+            }
         }
     }
 }

@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-use rustc_data_structures::fx::{FxHashMap, FxIndexSet};
+use rustc_data_structures::fx::{FxHashMap, FxHashSet, FxIndexSet};
 use rustc_hir::HirId;
 use rustc_hir::def_id::{DefId, LocalDefId};
 use rustc_index::IndexVec;
@@ -22,16 +22,18 @@ use rustc_middle::mir::{
 use rustc_middle::ty::{self, GenericArgsRef, Instance, Ty, TyCtxt, TypeVisitableExt, TypingEnv};
 use rustc_span::Span;
 
-use super::finding::{Access, Finding, FindingKind, InFlight, Kernel, Origin, Region, Via};
+use super::finding::{Finding, Via};
 use super::loc::{FrameId, LocId, LocKind, LocSet, Locs, Proj, Root};
 use super::resolve::Resolver;
-use super::state::{OpId, OpInfo, OpKind, OpSet, State, Tri};
-use crate::api::{ApiFamily, ContextChange, Dir, Effect, FreeKind, MemKind, ObjKind, RET, Target};
+use super::state::State;
+use crate::api::cudarc_safe::{CudarcEffect, model as cudarc};
+use crate::api::{ApiFamily, Dir, Effect, FreeKind, MemKind, ObjKind, RET, Target};
 use cuda_lint_cuda_source::{Fence, kernel_fence};
+use cuda_lint_machine::{Access, Event, InFlight, Kernel, Machine, OpId, OpKind, OpSet, Origin, Region};
 
 mod calls;
-mod checks;
 mod effects;
+mod events;
 mod report;
 
 /// How many calls deep helpers of the crate are run inline.
@@ -55,8 +57,7 @@ struct Frame<'tcx> {
     entered_from: Option<(Span, HirId, String)>,
     parent: Option<FrameId>,
     names: FxHashMap<Local, String>,
-    /// Names of places with projections (a closure's captures: `(*((*_1).0))`).
-    named_paths: Vec<(Local, Vec<Proj>, String)>,
+    named_paths: NamedPaths,
 }
 
 /// What the analysis knows of CUDA objects beyond their kind.
@@ -76,8 +77,6 @@ struct ObjAttrs {
     memory: LocSet,
     /// Launch builders: the kernels they launch.
     kernels: LocSet,
-    /// cudarc memory allocated while event tracking was off: no event ever covers its use.
-    no_events: bool,
     /// The family of the API that made it.
     family: Option<&'static ApiFamily>,
     /// Streams: the contexts they belong to.
@@ -99,18 +98,20 @@ pub struct Interp<'a, 'tcx> {
     tcx: TyCtxt<'tcx>,
     typing_env: TypingEnv<'tcx>,
     locs: Locs<'a, 'tcx>,
-    ops: Vec<OpInfo>,
+    /// The CUDA machine: the operations the body's calls enqueue.
+    machine: Machine,
+    /// Where each operation is enqueued (by `OpId`): the frame and the call.
+    op_sites: Vec<(FrameId, Span)>,
     op_index: FxHashMap<(FrameId, BasicBlock), OpId>,
     frames: Vec<Frame<'tcx>>,
     frame_index: FxHashMap<(FrameId, BasicBlock, DefId), FrameId>,
     attrs: FxHashMap<LocId, ObjAttrs>,
     findings: FxIndexSet<Finding>,
+    /// Set during the sweep that reports: events go to the lints.
     reporting: bool,
-    /// Set while applying a call whose operations record events (see `Effect::TrackedByEvents`).
-    enqueue_tracked: bool,
-    /// Set while applying a call cudarc would record events for, had its context managed
-    /// stream synchronization.
-    enqueue_would_track: bool,
+    /// While applying a call of cudarc's that records events: how its next operation is tracked
+    /// (see `cudarc_safe::model`).
+    call_tracking: Option<cudarc::CallTracking>,
     /// The family of the call whose effects are being applied (for its advice).
     family: &'static ApiFamily,
     steps: usize,
@@ -129,21 +130,22 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             tcx,
             typing_env: TypingEnv::post_analysis(tcx, def_id),
             locs: Locs::new(rs),
-            ops: Vec::new(),
+            machine: Machine::new(),
+            op_sites: Vec::new(),
             op_index: FxHashMap::default(),
             frames: Vec::new(),
             frame_index: FxHashMap::default(),
             attrs: FxHashMap::default(),
             findings: FxIndexSet::default(),
             reporting: false,
-            enqueue_tracked: false,
-            enqueue_would_track: false,
+            call_tracking: None,
             family: &crate::api::runtime::FAMILY,
             steps: 0,
             gave_up: false,
             trace: std::env::var("CUDA_LINT_TRACE")
                 .is_ok_and(|t| !t.is_empty() && tcx.def_path_str(def_id.to_def_id()).contains(&t)),
         };
+        let (names, named_paths) = debug_names(tcx, body);
         interp.frames.push(Frame {
             body,
             def_id: def_id.to_def_id(),
@@ -151,8 +153,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             depth: 0,
             entered_from: None,
             parent: None,
-            names: debug_names(tcx, body).0,
-            named_paths: debug_names(tcx, body).1,
+            names,
+            named_paths,
         });
         let _ = interp.run_frame(FrameId::ROOT, State::default(), true);
         if rs.report_timings {
@@ -162,7 +164,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 interp.steps,
                 interp.frames.len(),
                 interp.locs.len(),
-                interp.ops.len(),
+                interp.machine.len(),
                 interp.gave_up
             );
         }
@@ -547,16 +549,23 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         self.reach_nested(state, values, 3, false, true)
     }
 
+    /// A worklist, not a recursion: handles can refer to one another in cycles (a `Vec<Vec<u8>>`
+    /// drained into itself), and each location is visited once per remaining depth.
     fn reach_nested(&mut self, state: &State, values: &LocSet, depth: u32, nested: bool, numbers: bool) -> LocSet {
         let mut out = LocSet::new();
-        for l in values.iter() {
+        let mut seen: FxHashSet<(LocId, u32, bool)> = FxHashSet::default();
+        let mut work: Vec<(LocId, u32, bool)> = values.iter().map(|l| (l, depth, nested)).collect();
+        while let Some((l, depth, nested)) = work.pop() {
+            if !seen.insert((l, depth, nested)) {
+                continue;
+            }
             match self.locs.kind(l) {
                 LocKind::Data(_) => {
                     out.insert(l);
                 }
                 LocKind::Handle(Target::Mem(_)) => {
                     let data = self.read_value(state, l);
-                    out.union_with(&self.reach_nested(state, &data, 0, true, false));
+                    work.extend(data.iter().map(|d| (d, 0, true)));
                 }
                 // A raw pointer stored behind the argument (`format!("{p:?}")` gets `&p`) is
                 // an address to print or compare; only one passed itself is dereferenced.
@@ -570,7 +579,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         }) =>
                 {
                     let inner = self.read_value(state, l);
-                    out.union_with(&self.reach_nested(state, &inner, depth - 1, true, numbers));
+                    work.extend(inner.iter().map(|i| (i, depth - 1, true)));
                 }
                 _ => {}
             }
@@ -890,10 +899,11 @@ fn single(set: &LocSet) -> Option<LocId> {
     (set.len() == 1).then(|| set.iter().next()).flatten()
 }
 
-/// Names of user variables, from debug info.
-/// Names of user variables from debug info: locals, and places with projections (a closure's
-/// captured variables, `(*((*_1).0))`).
-fn debug_names(tcx: TyCtxt<'_>, body: &Body<'_>) -> (FxHashMap<Local, String>, Vec<(Local, Vec<Proj>, String)>) {
+/// Names of places with projections: a closure's captured variables, `(*((*_1).0))`.
+type NamedPaths = Vec<(Local, Vec<Proj>, String)>;
+
+/// Names of user variables from debug info: locals, and places with projections.
+fn debug_names(tcx: TyCtxt<'_>, body: &Body<'_>) -> (FxHashMap<Local, String>, NamedPaths) {
     let source_map = tcx.sess.source_map();
     let mut names = FxHashMap::default();
     let mut paths = Vec::new();

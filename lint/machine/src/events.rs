@@ -1,0 +1,105 @@
+//! What a front end reports to the lints while it drives the machine: host accesses, views,
+//! asynchronous copies, enqueued work, launches and frees, each at a site of the front end's
+//! (`S`: a rustc `Span`, a C++ file position). Lints judge each event against the state the
+//! machine is in when it happens.
+
+use crate::advice::Advice;
+use crate::memory::{Access, Dir, MemKind};
+use crate::ops::{OpId, OpSet};
+use crate::regions::LocSet;
+
+#[derive(Clone, Debug)]
+pub enum Event<'e, S> {
+    /// The host reads, writes or frees (at once: `free`, a `Vec` dropped) the memory at `regions`.
+    HostAccess { regions: &'e LocSet, access: Access },
+    /// A raw pointer to `regions` is made into a slice or reference the host will use.
+    HostView { regions: &'e LocSet, write: bool },
+    /// An asynchronous copy whose host side is `host`, made through an API whose `advice` the
+    /// diagnostic gives; `host_arg` is where the host side is written.
+    AsyncCopy {
+        host: &'e LocSet,
+        dir: Dir,
+        host_arg: Option<S>,
+        advice: &'static Advice,
+    },
+    /// Operation `op` (its uses already added) is about to start, against the work in flight.
+    Enqueue { op: OpId },
+    /// A kernel launch whose arguments reach `slots` (one set per argument when `apart`, else
+    /// one set for all); `kernel` is what is known of its fencing (`None`: it fences).
+    Launch {
+        slots: &'e [LocSet],
+        apart: bool,
+        kernel: Option<&'e Kernel>,
+    },
+    /// `regions` are freed in the order of `streams` (`cuMemFreeAsync`, a cudarc slice
+    /// dropped): work on other streams not ordered before, and not in `exempt` (work the API
+    /// family orders by itself), may still use them.
+    FreeOnStreams {
+        regions: &'e LocSet,
+        streams: &'e LocSet,
+        exempt: &'e OpSet,
+    },
+}
+
+/// What is known of a launched kernel's fencing (`fence.proxy.alias`), when it does not fence.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// Its CUDA source is visible and has no `fence.proxy.alias`.
+    Unfenced { name: String },
+    /// Its source is not visible to the analysis.
+    SourceNotVisible { name: Option<String> },
+    /// Its source is visible but the kernel's name is not a constant.
+    NameNotConstant,
+    /// No kernel of this name is defined in the source the analysis sees.
+    NotInSource { name: String },
+}
+
+/// A memory region as the user sees it (the front end describes it).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Region<S> {
+    /// How to name it in source (`host`, `self.staging`), when it has a name.
+    pub name: Option<String>,
+    pub kind: MemKind,
+    /// Where it comes from: the call that created it, or the variable or parameter declared
+    /// with it (see [`Origin`]).
+    pub origin: S,
+    pub origin_kind: Origin,
+    /// The type of what owns it (`Vec<f32>`, `PinnedBuffer<f32>`), when known.
+    pub ty: Option<String>,
+    /// How users of the API that made it (or, if unknown, of the API in use) work with it.
+    pub advice: &'static Advice,
+}
+
+/// What a region's origin site shows.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Origin {
+    /// The call that allocated it (`vec![..]`, `ctx.alloc_pinned(..)`).
+    Allocated,
+    /// The call that mapped it (`range.map(&physical, 0)`).
+    Mapped,
+    /// A call that returned it (`queue.pop()`): where it comes from, not where it was made.
+    Returned,
+    /// The variable or parameter that holds it.
+    Declared,
+}
+
+/// An operation that may still be running, as the user sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct InFlight<S> {
+    /// "asynchronous copy", "kernel launch", ...
+    pub what: &'static str,
+    /// Where it was enqueued.
+    pub span: S,
+    /// The stream it runs on, by name.
+    pub stream: Option<String>,
+    /// How users of the API that enqueued it wait for it.
+    pub advice: &'static Advice,
+    /// What its API family says of it (see [`crate::Op::notes`]).
+    pub notes: Vec<&'static str>,
+}
+
+/// The front end's descriptions of regions and operations, for diagnostics.
+pub trait Describe<S> {
+    fn region(&self, root: crate::Loc) -> Region<S>;
+    fn in_flight(&self, op: OpId) -> InFlight<S>;
+}

@@ -1,0 +1,247 @@
+//! `cuda_lint::missing_sync`: fires when the host touches memory that work which may still be in
+//! flight uses, with no wait on some path:
+//! - a host read of memory in-flight work writes, a host write to (or immediate free of) memory
+//!   it reads or writes (device-only memory is `host_deref_device_ptr`'s);
+//! - a free in stream order (`cuMemFreeAsync`, a cudarc slice dropped) while work on another
+//!   stream, not ordered before it, uses the memory;
+//! - new work on one stream that writes memory unordered work on another stream uses, or reads
+//!   memory it writes (two mappings of one allocation are `unfenced_vmm_alias`'s).
+//!
+//! Pageable memory is never in flight (the driver copies it before the call returns) unless
+//! page-locked in place; memory of unknown kind is not judged.
+
+use super::{Cx, named, paths_suffix};
+use crate::diagnostic::{Child, Diagnostic, Finding, WaitFix};
+use crate::events::{Event, InFlight};
+use crate::memory::{Access, MemKind};
+use crate::ops::OpId;
+use crate::regions::{Loc, LocSet};
+use crate::state::Ext;
+
+declare_lint! {
+    /// ### What it does
+    /// Checks for host code that touches memory an operation still in flight uses: a host read
+    /// of memory an asynchronous copy or a kernel writes, a host write to memory one reads or
+    /// writes, freeing it, or reusing it from another stream, with no synchronization in between
+    /// on some path. Synchronization is a stream, event or context synchronize, a blocking copy
+    /// on the same stream, or a stream wait on an event that orders the work.
+    ///
+    /// ### Why is this bad?
+    /// Asynchronous copies and kernel launches return before the work is done. The host then
+    /// reads whatever the memory held before (stale data), or its write races with the copy
+    /// that is still reading. Nothing crashes and compute-sanitizer reports nothing: a
+    /// 256 MiB device-to-host copy read before `cudaStreamSynchronize` gave stale data in 5 runs
+    /// out of 5 on an H200.
+    ///
+    /// cudarc waits for you only while its context has more than one stream and event tracking
+    /// is on: with one stream (`ctx.default_stream()` alone), `PinnedHostSlice::as_slice`,
+    /// `UnifiedSlice::as_slice` and `as_ptr` after an async copy into them wait for nothing (5 of
+    /// 5 runs stale on an H200); so does any work enqueued through a raw pointer after the guard
+    /// of `device_ptr` was dropped. Those are reported; what cudarc orders is not.
+    ///
+    /// `cargo cuda-lint --fix` inserts `stream.synchronize()?;` before the access where that is
+    /// certain to compile (the function returns a `Result` that takes the stream's error).
+    ///
+    /// ### Known problems
+    /// Work of the CUDA libraries (cuBLAS, cuDNN, cuFFT, cuRAND, NCCL) on a stream, stream
+    /// capture and graphs, and waits by polling (`stream.query()` in a loop) are not modelled: a
+    /// host access racing with them is not reported. A wrapper the analysis cannot see into
+    /// hides what it does unless it carries an effect attribute or a `cuda-lint.toml` entry.
+    ///
+    /// ### Example
+    /// ```rust,ignore
+    /// unsafe { stream.copy_dtoh_async(&mut host, &dev)? };
+    /// let sum: f32 = host.iter().sum();
+    /// ```
+    ///
+    /// Use instead:
+    /// ```rust,ignore
+    /// unsafe { stream.copy_dtoh_async(&mut host, &dev)? };
+    /// stream.synchronize()?;
+    /// let sum: f32 = host.iter().sum();
+    /// ```
+    pub MISSING_SYNC = "missing_sync", Deny, "host access to memory an in-flight copy or kernel uses, with no synchronization in between"
+}
+
+pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X>, out: &mut Vec<Finding<S>>) {
+    match *event {
+        Event::HostAccess { regions, access } => {
+            // Device-only memory the host touches is `host_deref_device_ptr`'s finding.
+            if matches!(access, Access::Read | Access::Write)
+                && !super::host_deref_device_ptr::device_only(regions, cx).is_empty()
+            {
+                return;
+            }
+            conflicts(regions, access, cx, out);
+        }
+        Event::FreeOnStreams {
+            regions,
+            streams,
+            exempt,
+        } => {
+            if streams.is_empty() {
+                return;
+            }
+            for op in cx.machine.users(cx.state, regions, cx.regions).iter() {
+                if exempt.contains(op) || cx.machine.ordered_before(cx.state, op, streams) {
+                    continue;
+                }
+                let used = cx.machine.op(op);
+                let Some(l) = regions.iter().find(|d| used.uses_any(&LocSet::single(*d), cx.regions)) else {
+                    continue;
+                };
+                out.push(report(cx, Access::Free, l, op));
+                return;
+            }
+        }
+        Event::Enqueue { op } => reuse(op, cx, out),
+        _ => {}
+    }
+}
+
+/// The first in-flight operation that `access` to `regions` races with.
+fn conflicts<S: Copy + PartialEq, X: Ext>(regions: &LocSet, access: Access, cx: &Cx<'_, S, X>, out: &mut Vec<Finding<S>>) {
+    for l in regions.iter() {
+        let Some(kind) = cx.regions.mem_kind(l) else {
+            continue;
+        };
+        if (kind == MemKind::Unknown || !cx.machine.can_be_in_flight(cx.state, l, cx.regions))
+            && (access != Access::Free || kind == MemKind::Unknown)
+        {
+            continue;
+        }
+        for op in cx.state.inflight_may.iter() {
+            let info = cx.machine.op(op);
+            let hit = match access {
+                Access::Read => info.writes.iter().any(|w| cx.regions.overlaps(w, l)),
+                Access::Write | Access::Free | Access::Reuse => info
+                    .writes
+                    .iter()
+                    .chain(info.reads.iter())
+                    .any(|w| cx.regions.overlaps(w, l)),
+            };
+            if hit {
+                out.push(report(cx, access, l, op));
+                return;
+            }
+        }
+    }
+}
+
+/// New work `new` reuses memory that unordered work on another stream uses.
+fn reuse<S: Copy + PartialEq, X: Ext>(new: OpId, cx: &Cx<'_, S, X>, out: &mut Vec<Finding<S>>) {
+    let op = cx.machine.op(new);
+    // The most recent conflicting work is the one to show (one finding per call).
+    let mut found: Option<(OpId, Loc)> = None;
+    for other in cx.state.inflight_may.iter() {
+        if other == new || cx.machine.ordered_before(cx.state, other, &op.streams) {
+            continue;
+        }
+        let prev = cx.machine.op(other);
+        // Two mappings of one allocation used by the two: `unfenced_vmm_alias` reports it.
+        if super::unfenced_vmm_alias::alias_between(op, prev, cx).is_some() {
+            continue;
+        }
+        let conflict = op
+            .writes
+            .iter()
+            .find(|w| prev.reads.iter().chain(prev.writes.iter()).any(|p| cx.regions.overlaps(*w, p)))
+            .or_else(|| {
+                op.reads
+                    .iter()
+                    .find(|r| prev.writes.iter().any(|p| cx.regions.overlaps(*r, p)))
+            });
+        if let Some(l) = conflict
+            && cx.regions.mem_kind(l).is_some_and(|k| k != MemKind::Unknown)
+        {
+            found = Some((other, l));
+        }
+    }
+    if let Some((other, l)) = found {
+        out.push(report(cx, Access::Reuse, l, other));
+    }
+}
+
+/// The finding: `access` to the memory at `l` while operation `op` may still use it.
+fn report<S: Copy + PartialEq, X: Ext>(cx: &Cx<'_, S, X>, access: Access, l: Loc, op: OpId) -> Finding<S> {
+    let target = cx.describe.region(cx.regions.root(l));
+    let op_desc = cx.describe.in_flight(op);
+    let some_paths = !cx.state.surely_running(op);
+    let name = named(&target.name, "memory");
+    let (verb, uses) = match access {
+        Access::Read => (format!("host read of {name}"), "may still write it"),
+        Access::Write => (format!("host write to {name}"), "may still use it"),
+        Access::Free => (format!("{name} is freed"), "may still use it"),
+        Access::Reuse => (
+            format!("{name} is reused by work on another stream"),
+            "may still use it",
+        ),
+    };
+    let article = if op_desc.what.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    let mut diag = Diagnostic::new(format!(
+        "{verb} while {article} {} {uses}{}",
+        op_desc.what,
+        paths_suffix(some_paths)
+    ));
+    let on = op_desc
+        .stream
+        .as_ref()
+        .map(|s| format!(" on stream `{s}`"))
+        .unwrap_or_default();
+    if op_desc.span != cx.span {
+        diag.label(op_desc.span, format!("{} started here{on}", op_desc.what));
+    }
+    diag.via("the access happens");
+    for note in &op_desc.notes {
+        diag.note(*note);
+    }
+    match access {
+        Access::Reuse => {
+            diag.help(format!(
+                "order the streams: {}, or synchronize in between",
+                op_desc.advice.order_streams
+            ));
+        }
+        _ => {
+            let help = wait_help(&op_desc, &name);
+            match wait_fix(&op_desc, &name, &help) {
+                Some(fix) => diag.children.push(Child::WaitBefore(fix)),
+                None => {
+                    diag.help(help);
+                }
+            }
+        }
+    }
+    cx.finding(&MISSING_SYNC, "missing_sync", some_paths, diag)
+}
+
+fn wait_help<S>(op: &InFlight<S>, name: &str) -> String {
+    let how = match &op.stream {
+        Some(s) => format!("call {}", op.advice.sync_stream.replace("{stream}", s)),
+        None => "synchronize the stream".to_string(),
+    };
+    format!(
+        "{how} (or wait on an event recorded after the {}) before touching {name}",
+        op.what
+    )
+}
+
+/// The waiting statement, when the API has one and the stream has a plain name.
+fn wait_fix<S>(op: &InFlight<S>, name: &str, help: &str) -> Option<WaitFix> {
+    let template = op.advice.sync_statement?;
+    let stream = op.stream.as_deref()?;
+    if stream.is_empty() || !stream.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+        return None;
+    }
+    Some(WaitFix {
+        statement: template.replace("{stream}", stream),
+        error_type: op.advice.error_type,
+        stream: stream.to_string(),
+        message: format!("wait for the {} before touching {name}", op.what),
+        help: help.to_string(),
+    })
+}

@@ -1,0 +1,232 @@
+//! The lints, one per file. Each file holds the lint's declaration and documentation (what
+//! `--explain` prints), the condition under which it fires (a check of the events a front end
+//! reports against the machine's state), and its diagnostic. A front end renders the
+//! diagnostics; it decides nothing.
+//!
+//! A lint may read the event, the [`State`], the [`Machine`]'s operations, the front end's
+//! [`Regions`] and [`Describe`] answers. It may not change any of them: the state is the
+//! machine's, the descriptions are the front end's.
+//!
+//! Adding a lint: a file here with `declare_lint!` and `pub fn check`, one line in `lints!`
+//! below, and its UI tests.
+
+use crate::diagnostic::Finding;
+use crate::events::{Describe, Event, Region};
+use crate::machine::Machine;
+use crate::regions::Regions;
+use crate::state::{Ext, State};
+
+/// A lint's default level.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Level {
+    Allow,
+    Warn,
+    Deny,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Allow => "allow",
+            Level::Warn => "warn",
+            Level::Deny => "deny",
+        }
+    }
+}
+
+/// A lint and its documentation.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct LintMeta {
+    /// `missing_sync` (the tool prefix `cuda_lint::` is not part of it).
+    pub name: &'static str,
+    pub default_level: Level,
+    /// One line: what it catches.
+    pub desc: &'static str,
+    /// The lint's doc comment: What it does / Why is this bad / Example / Use instead.
+    pub explanation: &'static str,
+}
+
+impl LintMeta {
+    /// `cuda_lint::name`.
+    pub fn full_name(&self) -> String {
+        format!("cuda_lint::{}", self.name)
+    }
+}
+
+/// Declares a lint's [`LintMeta`] from its doc comment.
+macro_rules! declare_lint {
+    ($(#[doc = $doc:literal])* pub $upper:ident = $name:literal, $level:ident, $desc:literal) => {
+        $(#[doc = $doc])*
+        pub static $upper: $crate::lints::LintMeta = $crate::lints::LintMeta {
+            name: $name,
+            default_level: $crate::lints::Level::$level,
+            desc: $desc,
+            explanation: concat!($($doc, "\n"),*),
+        };
+    };
+}
+
+/// What a lint's check is given besides the event.
+pub struct Cx<'c, S, X> {
+    pub machine: &'c Machine,
+    pub state: &'c State<X>,
+    pub regions: &'c dyn Regions,
+    pub describe: &'c dyn Describe<S>,
+    /// Where the event happened, as the diagnostic points at it.
+    pub span: S,
+    /// Whether it happened inside a function the linted code calls (reported at the call).
+    pub in_helper: bool,
+}
+
+impl<S: Copy, X: Ext> Cx<'_, S, X> {
+    fn finding(
+        &self,
+        lint: &'static LintMeta,
+        kind: &'static str,
+        some_paths: bool,
+        diagnostic: crate::Diagnostic<S>,
+    ) -> Finding<S> {
+        Finding {
+            lint,
+            kind,
+            span: self.span,
+            some_paths,
+            diagnostic,
+        }
+    }
+}
+
+/// The lints: each name is a module here that declares a static of the same name in capitals
+/// and a `check` function. One line per lint.
+macro_rules! lints {
+    ($($module:ident: $upper:ident),* $(,)?) => {
+        $(pub mod $module;)*
+
+        /// Every lint, in the order the documentation lists them.
+        pub static LINTS: &[&LintMeta] = &[$(&$module::$upper),*];
+
+        /// Asks every lint about one event.
+        pub fn check_all<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X>, out: &mut Vec<Finding<S>>) {
+            $($module::check(event, cx, out);)*
+        }
+    };
+}
+
+lints! {
+    pageable_async_copy: PAGEABLE_ASYNC_COPY,
+    host_deref_device_ptr: HOST_DEREF_DEVICE_PTR,
+    missing_sync: MISSING_SYNC,
+    unfenced_vmm_alias: UNFENCED_VMM_ALIAS,
+}
+
+/// A lint by name; `name` may carry the `cuda_lint::` prefix, dashes or capitals.
+pub fn find(name: &str) -> Option<&'static LintMeta> {
+    let lower = name.replace('-', "_").to_ascii_lowercase();
+    let wanted = lower.trim_start_matches("cuda_lint::");
+    LINTS.iter().copied().find(|l| l.name == wanted)
+}
+
+/// The documentation of a lint, as `--explain` prints it.
+pub fn explain(name: &str) -> Option<String> {
+    let info = find(name)?;
+    let mut text = format!(
+        "# cuda_lint::{}\n\nDefault level: {}\n\n",
+        info.name,
+        info.default_level.as_str()
+    );
+    for line in info.explanation.lines() {
+        let line = line.strip_prefix(' ').unwrap_or(line);
+        // Doc tests are marked `rust,ignore` in source; readers want plain Rust.
+        let line = if line.starts_with("```rust") { "```rust" } else { line };
+        text.push_str(line);
+        text.push('\n');
+    }
+    Some(text)
+}
+
+/// LINTS.md: a table of the lints, then each lint's documentation exactly as `--explain`
+/// prints it (its heading one level down).
+pub fn lints_markdown() -> String {
+    let mut md = String::from(
+        "# cuda-lint's lints\n\n\
+         Generated from the doc comments of `lint/machine/src/lints/*.rs`; `cargo cuda-lint --explain NAME` prints the \
+         same text for one lint. Do not edit: `CUDA_LINT_BLESS=1 cargo test -p cuda-lint-machine --test lints_md` \
+         rewrites it.\n\n\
+         | lint | default level | what it catches |\n|---|---|---|\n",
+    );
+    for info in LINTS {
+        let name = info.full_name();
+        let anchor = name.replace("::", "");
+        md.push_str(&format!(
+            "| [`{name}`](#{anchor}) | {} | {} |\n",
+            info.default_level.as_str(),
+            info.desc
+        ));
+    }
+    for info in LINTS {
+        let text = explain(info.name).expect("every lint explains itself");
+        md.push('\n');
+        md.push('#');
+        md.push_str(&text);
+    }
+    md
+}
+
+/// "`name`" or a fallback description.
+pub(crate) fn named(name: &Option<String>, fallback: &str) -> String {
+    match name {
+        Some(n) => format!("`{n}`"),
+        None => fallback.to_string(),
+    }
+}
+
+/// The label at a region's origin: where it was allocated, mapped or returned, or the
+/// variable or parameter that holds it.
+pub(crate) fn origin_label<S>(region: &Region<S>, fallback: &str) -> String {
+    use crate::events::Origin;
+    let name = named(&region.name, fallback);
+    let kind = region.kind.describe();
+    let ty = region.ty.as_deref().map(|t| format!(" (`{t}`)")).unwrap_or_default();
+    match region.origin_kind {
+        Origin::Allocated => format!("{name} is allocated here as {kind}"),
+        Origin::Mapped => format!("{name} maps the physical allocation here"),
+        Origin::Returned => format!("{name} comes from here: {kind}{ty}"),
+        Origin::Declared => format!("{name} is {kind}{ty}"),
+    }
+}
+
+/// The suffix for findings that hold on some paths only.
+pub(crate) fn paths_suffix(some_paths: bool) -> &'static str {
+    if some_paths { " on some paths" } else { "" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_lint_is_documented_in_clippy_shape() {
+        for info in LINTS {
+            for section in [
+                "### What it does",
+                "### Why is this bad?",
+                "### Example",
+                "Use instead:",
+            ] {
+                assert!(info.explanation.contains(section), "{} lacks `{section}`", info.name);
+            }
+            assert!(explain(info.name).is_some());
+            assert!(explain(&info.full_name().to_uppercase()).is_some());
+        }
+        assert!(explain("no_such_lint").is_none());
+    }
+
+    #[test]
+    fn names_are_unique_snake_case() {
+        let mut seen = std::collections::HashSet::new();
+        for info in LINTS {
+            assert!(seen.insert(info.name), "{} declared twice", info.name);
+            assert!(info.name.chars().all(|c| c.is_ascii_lowercase() || c == '_'));
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! The transitions: what allocating, enqueuing, waiting, recording, freeing and page-locking do
+//! to the [`State`]. A front end calls these, in program order, for what each call of a CUDA
+//! API does; the lints judge the state and the [`crate::Event`]s the front end reports.
+
+use crate::advice::Advice;
+use crate::memory::MemKind;
+use crate::ops::{Op, OpId, OpKind, OpSet};
+use crate::regions::{Loc, LocSet, Regions};
+use crate::state::{Ext, State};
+
+/// The operations of one analysis (one body, with what it calls). The state at each program
+/// point refers to them by [`OpId`].
+#[derive(Default, Debug)]
+pub struct Machine {
+    ops: Vec<Op>,
+}
+
+impl Machine {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A new operation (its streams and memory come with [`Machine::add_uses`]).
+    pub fn new_op(&mut self, kind: OpKind, advice: &'static Advice) -> OpId {
+        let id = OpId(u32::try_from(self.ops.len()).expect("fewer than 2^32 operations"));
+        self.ops.push(Op {
+            kind,
+            streams: LocSet::new(),
+            reads: LocSet::new(),
+            writes: LocSet::new(),
+            advice,
+            notes: Vec::new(),
+        });
+        id
+    }
+
+    pub fn op(&self, id: OpId) -> &Op {
+        &self.ops[id.0 as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// What an execution of `op` runs on and touches (added to what earlier executions did).
+    pub fn add_uses(&mut self, op: OpId, streams: &LocSet, reads: &LocSet, writes: &LocSet) {
+        let o = &mut self.ops[op.0 as usize];
+        o.streams.union_with(streams);
+        o.reads.union_with(reads);
+        o.writes.union_with(writes);
+    }
+
+    /// A family's note on an operation, shown where a lint describes it.
+    pub fn add_note(&mut self, op: OpId, note: &'static str) {
+        let notes = &mut self.ops[op.0 as usize].notes;
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
+
+    /// Enqueue: `op` starts running. (A front end reports [`crate::Event::Enqueue`] between
+    /// [`Machine::add_uses`] and this, so lints see it against the work already running.)
+    pub fn start<X: Ext>(&self, st: &mut State<X>, op: OpId) {
+        st.start(op);
+    }
+
+    /// Operations that may run on `streams`, or that those streams wait for.
+    pub fn ops_on<X: Ext>(&self, st: &State<X>, streams: &LocSet) -> OpSet {
+        let mut out = OpSet::new();
+        for op in st.inflight_may.iter() {
+            if self.op(op).streams.intersects(streams) {
+                out.insert(op);
+            }
+        }
+        for s in streams.iter() {
+            if let Some(w) = st.stream_waits.get(&s) {
+                out.union_with(w);
+            }
+        }
+        out
+    }
+
+    /// Synchronize streams: the host waits for their work. A stream the front end cannot name
+    /// (`streams` empty) may be any, so waiting on it waits for everything.
+    pub fn sync_streams<X: Ext>(&self, st: &mut State<X>, streams: &LocSet) {
+        let done = if streams.is_empty() {
+            st.inflight_may.clone()
+        } else {
+            self.ops_on(st, streams)
+        };
+        st.finish(&done);
+    }
+
+    /// Synchronize events: the host waits for the work recorded before them.
+    pub fn sync_events<X: Ext>(&self, st: &mut State<X>, events: &LocSet) {
+        let mut done = OpSet::new();
+        for e in events.iter() {
+            if let Some(covered) = st.event_covers.get(&e) {
+                done.union_with(covered);
+            }
+        }
+        st.finish(&done);
+    }
+
+    /// Synchronize the context (or device): every operation finishes.
+    pub fn sync_all<X: Ext>(&self, st: &mut State<X>) {
+        let all = st.inflight_may.clone();
+        st.finish(&all);
+    }
+
+    /// Record each of `events` on `streams`: it covers the work they have (or wait for) so far.
+    /// One event is updated strongly; several (a join of paths) weakly.
+    pub fn record_events<X: Ext>(&self, st: &mut State<X>, events: &LocSet, streams: &LocSet) {
+        let covered = self.ops_on(st, streams);
+        let strong = events.len() == 1;
+        for e in events.iter() {
+            let entry = st.event_covers.entry(e).or_default();
+            if strong {
+                *entry = covered.clone();
+            } else {
+                entry.union_with(&covered);
+            }
+        }
+    }
+
+    /// `streams` wait for `events` (orders the device, not the host).
+    pub fn wait_events<X: Ext>(&self, st: &mut State<X>, streams: &LocSet, events: &LocSet) {
+        let mut covered = OpSet::new();
+        for e in events.iter() {
+            if let Some(c) = st.event_covers.get(&e) {
+                covered.union_with(c);
+            }
+        }
+        self.order_after(st, streams, &covered);
+    }
+
+    /// New work on `streams` is ordered after `ops` (a join of streams, an event wait).
+    pub fn order_after<X: Ext>(&self, st: &mut State<X>, streams: &LocSet, ops: &OpSet) {
+        if ops.is_empty() {
+            return;
+        }
+        for s in streams.iter() {
+            st.stream_waits.entry(s).or_default().union_with(ops);
+        }
+    }
+
+    /// Whether operation `earlier` is ordered before new work on `streams` (the same stream,
+    /// a wait, or a stream not known on either side).
+    pub fn ordered_before<X: Ext>(&self, st: &State<X>, earlier: OpId, streams: &LocSet) -> bool {
+        let op = self.op(earlier);
+        op.streams.is_empty()
+            || streams.is_empty()
+            || op.streams.intersects(streams)
+            || streams
+                .iter()
+                .any(|s| st.stream_waits.get(&s).is_some_and(|w| w.contains(earlier)))
+    }
+
+    /// The operations that may be in flight and use memory overlapping any of `data`.
+    pub fn users<X: Ext>(&self, st: &State<X>, data: &LocSet, regions: &dyn Regions) -> OpSet {
+        st.inflight_may
+            .iter()
+            .filter(|op| self.op(*op).uses_any(data, regions))
+            .collect()
+    }
+
+    /// A free that waits for the device first (`cuMemFree`, `cuMemHostUnregister`): the work
+    /// using the memory finishes.
+    pub fn free_waiting<X: Ext>(&self, st: &mut State<X>, data: &LocSet, regions: &dyn Regions) {
+        let users = self.users(st, data, regions);
+        st.finish(&users);
+    }
+
+    /// Page-lock host memory in place (`cuMemHostRegister`).
+    pub fn register_in_place<X: Ext>(&self, st: &mut State<X>, roots: &LocSet) {
+        st.registered_may.union_with(roots);
+        st.registered_must.union_with(roots);
+    }
+
+    /// Unregister it, which waits for the work using it first.
+    pub fn unregister<X: Ext>(&self, st: &mut State<X>, roots: &LocSet, regions: &dyn Regions) {
+        self.free_waiting(st, roots, regions);
+        st.registered_may.subtract(roots);
+        st.registered_must.subtract(roots);
+    }
+
+    /// Whether asynchronous work can still be using memory at `l` after the call that enqueued
+    /// it returned: memory that is not pageable, or pageable memory page-locked in place.
+    pub fn can_be_in_flight<X: Ext>(&self, st: &State<X>, l: Loc, regions: &dyn Regions) -> bool {
+        match regions.mem_kind(l) {
+            Some(MemKind::Pageable) => st.registered_may.contains(regions.root(l)),
+            Some(k) => k.can_be_in_flight(),
+            None => false,
+        }
+    }
+
+    /// Two different mappings (one from each list) of the same physical allocation.
+    pub fn alias_pair(&self, a: &[Loc], b: &[Loc], regions: &dyn Regions) -> Option<(Loc, Loc)> {
+        for &x in a {
+            let rx = regions.root(x);
+            // A mapping of unknown origin (a parameter) can be paired with nothing.
+            let Some(px) = regions.physical(rx) else {
+                continue;
+            };
+            for &y in b {
+                let ry = regions.root(y);
+                if rx == ry {
+                    continue;
+                }
+                if regions.physical(ry).is_some_and(|py| px.intersects(py)) {
+                    return Some((rx, ry));
+                }
+            }
+        }
+        None
+    }
+}

@@ -1,0 +1,78 @@
+//! What the machine knows of memory: the kinds of regions, the direction of copies, what
+//! freeing does, and how the host touches memory.
+
+/// What kind of memory a region is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MemKind {
+    /// Ordinary host memory (`Vec`, `Box`, arrays, the stack, `malloc`).
+    Pageable,
+    /// Page-locked host memory (`cuMemHostAlloc`, `cuMemAllocHost`, registered memory).
+    Pinned,
+    /// Device memory (`cuMemAlloc`); the host cannot dereference it.
+    Device,
+    /// Managed memory (`cuMemAllocManaged`): host and device, one at a time.
+    Managed,
+    /// A VMM mapping (`cuMemMap`) of a physical allocation; device memory.
+    VmmMapping,
+    /// Host memory of a kind the analysis cannot see (a `&[T]` parameter, say).
+    Unknown,
+}
+
+impl MemKind {
+    /// Memory the host must not dereference.
+    pub fn is_device_only(self) -> bool {
+        matches!(self, MemKind::Device | MemKind::VmmMapping)
+    }
+
+    /// Memory that asynchronous work can still be using after the call that enqueued it
+    /// returned. Pageable memory cannot: the driver stages it or copies synchronously (unless
+    /// it was page-locked in place, which the state tracks: see [`crate::State::registered_may`]).
+    pub fn can_be_in_flight(self) -> bool {
+        !matches!(self, MemKind::Pageable)
+    }
+
+    /// A short description for diagnostics.
+    pub fn describe(self) -> &'static str {
+        match self {
+            MemKind::Pageable => "pageable host memory",
+            MemKind::Pinned => "pinned host memory",
+            MemKind::Device => "device memory",
+            MemKind::Managed => "managed memory",
+            MemKind::VmmMapping => "a VMM mapping",
+            MemKind::Unknown => "host memory",
+        }
+    }
+}
+
+/// The direction of a copy, which decides which side is host memory.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Dir {
+    HostToDevice,
+    DeviceToHost,
+    DeviceToDevice,
+    /// Not known (unified addressing with sides of unknown kind).
+    Unknown,
+}
+
+/// What dropping or freeing memory does with work still using it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FreeKind {
+    /// Waits for the device before releasing (`cuMemFree`, `cuMemFreeHost`, unregistering).
+    Waits,
+    /// Releases at once; work still using the memory reads or writes freed memory.
+    Immediate,
+    /// Released in the order of the stream the memory was allocated on (`cuMemFreeAsync`, a
+    /// cudarc `CudaSlice`): unordered work on another stream still using it races with the free.
+    StreamOrdered,
+}
+
+/// How host code touches memory.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    Read,
+    Write,
+    /// Freed or dropped.
+    Free,
+    /// Reused by an operation on another stream.
+    Reuse,
+}

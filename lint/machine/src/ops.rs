@@ -1,0 +1,63 @@
+//! Operations: work enqueued on a stream (a copy, a memset, a kernel launch), with the streams it
+//! may run on and the memory it may read and write. One operation stands for every execution of
+//! one call site: what it touches grows monotonically while the front end iterates.
+
+use crate::advice::Advice;
+use crate::regions::LocSet;
+use crate::set::{Id, IdSet};
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OpId(pub u32);
+
+impl Id for OpId {
+    fn index(self) -> u32 {
+        self.0
+    }
+    fn from_index(i: u32) -> Self {
+        OpId(i)
+    }
+}
+
+pub type OpSet = IdSet<OpId>;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum OpKind {
+    Copy,
+    Memset,
+    Launch,
+}
+
+impl OpKind {
+    pub fn describe(self) -> &'static str {
+        match self {
+            OpKind::Copy => "asynchronous copy",
+            OpKind::Memset => "asynchronous memset",
+            OpKind::Launch => "kernel launch",
+        }
+    }
+}
+
+/// What an operation touches and where it runs.
+#[derive(Clone, Debug)]
+pub struct Op {
+    pub kind: OpKind,
+    /// The stream objects it may run on (empty: not known, which orders it with everything).
+    pub streams: LocSet,
+    pub reads: LocSet,
+    pub writes: LocSet,
+    /// How users of the API that enqueued it wait for it or order it.
+    pub advice: &'static Advice,
+    /// What the API family that enqueued it has to say about it in a diagnostic (cudarc: that
+    /// it recorded no event for it).
+    pub notes: Vec<&'static str>,
+}
+
+impl Op {
+    /// Whether it may read or write memory overlapping any of `data`.
+    pub fn uses_any(&self, data: &LocSet, regions: &dyn crate::Regions) -> bool {
+        self.reads
+            .iter()
+            .chain(self.writes.iter())
+            .any(|u| data.iter().any(|d| regions.overlaps(u, d)))
+    }
+}

@@ -1,0 +1,34 @@
+//! Where regions are, as the front end sees them: the machine names memory and objects by
+//! [`Loc`] and asks the front end how locations nest (a field of a struct in a `Vec`'s memory is
+//! inside that memory) and which physical allocation a VMM mapping maps.
+
+use crate::set::{Id, IdSet};
+
+/// A location the front end knows: memory (a region or a part of one) or an object (a stream,
+/// an event). The machine compares them only through [`Regions`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Loc(pub u32);
+
+impl Id for Loc {
+    fn index(self) -> u32 {
+        self.0
+    }
+    fn from_index(i: u32) -> Self {
+        Loc(i)
+    }
+}
+
+pub type LocSet = IdSet<Loc>;
+
+/// The front end's answers about locations.
+pub trait Regions {
+    /// The kind of memory at `l`; `None` when `l` is not memory (an object, a plain value).
+    fn mem_kind(&self, l: Loc) -> Option<crate::MemKind>;
+    /// Whether `a` and `b` may denote overlapping memory (one contains the other).
+    fn overlaps(&self, a: Loc, b: Loc) -> bool;
+    /// The whole allocation `l` is part of (itself if it is one).
+    fn root(&self, l: Loc) -> Loc;
+    /// The physical allocations the VMM mapping whose root is `mapping` maps; `None` when not
+    /// known (a mapping from a parameter), which pairs it with nothing.
+    fn physical(&self, mapping: Loc) -> Option<&LocSet>;
+}

@@ -1,0 +1,148 @@
+//! The machine's state at a program point. Paths join as "may": what may be in flight on some
+//! path stays in flight; ordering and page-locking hold only if they hold on every path.
+
+use std::collections::BTreeMap;
+
+use crate::ops::{OpId, OpSet};
+use crate::regions::{Loc, LocSet};
+use crate::set::{Id, IdSet};
+
+/// State an API family keeps beside the machine's (cudarc's context: how many streams, whether
+/// event tracking is on, which work it recorded events for). The machine joins it at merges
+/// and tells it when operations start and finish; it never reads it.
+pub trait Ext: Clone + PartialEq + Default {
+    /// Joins `other` into `self`; true if `self` changed.
+    fn join(&mut self, other: &Self) -> bool;
+    /// An operation starts (again: in a loop, it is new work).
+    fn started(&mut self, _op: OpId) {}
+    /// Operations finished (the host waited for them).
+    fn finished(&mut self, _ops: &OpSet) {}
+}
+
+/// No family state.
+impl Ext for () {
+    fn join(&mut self, _: &Self) -> bool {
+        false
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct State<X = ()> {
+    /// Operations that may still be running.
+    pub inflight_may: OpSet,
+    /// Operations still running on every path.
+    pub inflight_must: OpSet,
+    /// For each event object, the operations recorded before it (on every path).
+    pub event_covers: BTreeMap<Loc, OpSet>,
+    /// For each stream object, the operations it waits for through events (on every path).
+    pub stream_waits: BTreeMap<Loc, OpSet>,
+    /// Host memory page-locked in place (`cuMemHostRegister`) on every path / on some path.
+    pub registered_must: LocSet,
+    pub registered_may: LocSet,
+    /// The API families' own state.
+    pub ext: X,
+}
+
+impl<X: Ext> State<X> {
+    /// Joins `other` into `self` at a control-flow merge; true if `self` changed. Runs at every
+    /// merge of every body: it tracks what changes instead of comparing copies.
+    pub fn join(&mut self, other: &State<X>) -> bool {
+        // Ordering holds only if it holds on every path: an event recorded, or a wait made, on
+        // one branch orders nothing after the join, unless on the other branch the work was
+        // already finished.
+        let mut changed = meet(
+            &mut self.event_covers,
+            &self.inflight_may,
+            &other.event_covers,
+            &other.inflight_may,
+        );
+        changed |= meet(
+            &mut self.stream_waits,
+            &self.inflight_may,
+            &other.stream_waits,
+            &other.inflight_may,
+        );
+        changed |= self.inflight_may.union_with(&other.inflight_may);
+        changed |= intersect_changed(&mut self.inflight_must, &other.inflight_must);
+        changed |= intersect_changed(&mut self.registered_must, &other.registered_must);
+        changed |= self.registered_may.union_with(&other.registered_may);
+        changed |= self.ext.join(&other.ext);
+        changed
+    }
+
+    /// Adds an operation as running on every path from here, not (yet) recorded by any event.
+    /// Started again (in a loop), it is new work: what was recorded or waited for before does
+    /// not cover it.
+    pub fn start(&mut self, op: OpId) {
+        let again = OpSet::single(op);
+        for covered in self.event_covers.values_mut().chain(self.stream_waits.values_mut()) {
+            covered.subtract(&again);
+        }
+        self.inflight_may.insert(op);
+        self.inflight_must.insert(op);
+        self.ext.started(op);
+    }
+
+    /// Marks operations as finished (the host waited for them).
+    pub fn finish(&mut self, ops: &OpSet) {
+        if ops.is_empty() {
+            return;
+        }
+        self.inflight_may.subtract(ops);
+        self.inflight_must.subtract(ops);
+        for covered in self.event_covers.values_mut() {
+            covered.subtract(ops);
+        }
+        for waited in self.stream_waits.values_mut() {
+            waited.subtract(ops);
+        }
+        self.ext.finished(ops);
+    }
+
+    /// Whether `op` is running on every path here (else: on some paths only).
+    pub fn surely_running(&self, op: OpId) -> bool {
+        self.inflight_must.contains(op)
+    }
+}
+
+/// Intersects `set` with `other`; true if anything was removed.
+fn intersect_changed<T: Id>(set: &mut IdSet<T>, other: &IdSet<T>) -> bool {
+    let before = set.len();
+    set.intersect_with(other);
+    set.len() != before
+}
+
+/// The ordering facts of two paths joined: an operation is ordered after the join if, on each
+/// path, it is ordered or no longer running. True if `mine` changed.
+fn meet(
+    mine: &mut BTreeMap<Loc, OpSet>,
+    mine_running: &OpSet,
+    theirs: &BTreeMap<Loc, OpSet>,
+    theirs_running: &OpSet,
+) -> bool {
+    if mine.is_empty() && theirs.is_empty() {
+        return false;
+    }
+    let empty = OpSet::new();
+    let mut running = mine_running.clone();
+    running.union_with(theirs_running);
+    let keys: Vec<Loc> = mine.keys().chain(theirs.keys()).copied().collect();
+    let mut changed = false;
+    for key in keys {
+        let a = mine.get(&key).unwrap_or(&empty);
+        let b = theirs.get(&key).unwrap_or(&empty);
+        let kept: OpSet = running
+            .iter()
+            .filter(|&op| {
+                (!mine_running.contains(op) || a.contains(op)) && (!theirs_running.contains(op) || b.contains(op))
+            })
+            .collect();
+        if kept.is_empty() {
+            changed |= mine.remove(&key).is_some_and(|old| !old.is_empty());
+        } else if mine.get(&key) != Some(&kept) {
+            mine.insert(key, kept);
+            changed = true;
+        }
+    }
+    changed
+}

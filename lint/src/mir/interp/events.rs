@@ -1,0 +1,177 @@
+//! The front end's side of the lints: during the reporting sweep, the events it reports
+//! (host accesses and views, copies, enqueues, launches, frees), and its answers to the
+//! machine and the lints: where locations are ([`Regions`]), what to call them ([`Describe`]).
+//! The lints decide (`cuda_lint_machine::lints`); nothing here does.
+
+use cuda_lint_machine::{Cx, Describe, Regions};
+
+#[allow(unused_imports)]
+use super::*;
+
+/// Locations as the machine sees them: their kind, nesting and the physical allocations VMM
+/// mappings map.
+pub(super) struct RegionsView<'i, 'a, 'tcx> {
+    locs: &'i Locs<'a, 'tcx>,
+    attrs: &'i FxHashMap<LocId, ObjAttrs>,
+}
+
+impl Regions for RegionsView<'_, '_, '_> {
+    fn mem_kind(&self, l: LocId) -> Option<MemKind> {
+        match self.locs.kind(l) {
+            LocKind::Data(k) => Some(k),
+            _ => None,
+        }
+    }
+
+    fn overlaps(&self, a: LocId, b: LocId) -> bool {
+        self.locs.overlaps(a, b)
+    }
+
+    fn root(&self, l: LocId) -> LocId {
+        self.locs.data_root(l)
+    }
+
+    fn physical(&self, mapping: LocId) -> Option<&LocSet> {
+        self.attrs.get(&mapping).map(|a| &a.physical)
+    }
+}
+
+/// Names and origins of regions and operations, as seen from frame `f` in `state`.
+struct Describer<'i, 'a, 'tcx> {
+    interp: &'i Interp<'a, 'tcx>,
+    f: FrameId,
+    state: &'i State,
+}
+
+impl Describe<Span> for Describer<'_, '_, '_> {
+    fn region(&self, root: LocId) -> Region<Span> {
+        self.interp.region(self.f, root, self.state)
+    }
+
+    fn in_flight(&self, op: OpId) -> InFlight<Span> {
+        self.interp.in_flight(self.f, op, self.state)
+    }
+}
+
+impl<'a, 'tcx> Interp<'a, 'tcx> {
+    pub(super) fn regions(&self) -> RegionsView<'_, 'a, 'tcx> {
+        RegionsView {
+            locs: &self.locs,
+            attrs: &self.attrs,
+        }
+    }
+
+    /// Reports an event that happened at `span` in frame `f` to every lint, during the
+    /// reporting sweep. An event inside a helper is reported at its call in the linted body.
+    pub(super) fn emit(&mut self, f: FrameId, span: Span, si: SourceInfo, event: Event<'_, Span>, state: &State) {
+        if !self.reporting {
+            return;
+        }
+        // Code a macro generated is reported where the macro is invoked (what the user wrote;
+        // arguments the user passed keep their own spans).
+        let span = span.source_callsite();
+        let entered = self.frames[f.0 as usize].entered_from.clone();
+        let at = entered.as_ref().map_or(span, |(call_span, ..)| *call_span);
+        let mut found = Vec::new();
+        {
+            let regions = self.regions();
+            let describe = Describer { interp: self, f, state };
+            let cx = Cx {
+                machine: &self.machine,
+                state: &state.m,
+                regions: &regions,
+                describe: &describe,
+                span: at,
+                in_helper: entered.is_some(),
+            };
+            cuda_lint_machine::lints::check_all(&event, &cx, &mut found);
+        }
+        for inner in found {
+            let finding = match &entered {
+                None => Finding {
+                    inner,
+                    lint_root: self.lint_root(f, si),
+                    via: None,
+                },
+                // Found inside a helper: reported at the call in the root body. When the
+                // helper, linted on its own, reports the same event, the pass keeps only that.
+                // The note names the function the event is in (the innermost helper).
+                Some((_, lint_root, _)) => Finding {
+                    inner,
+                    lint_root: *lint_root,
+                    via: Some(Via {
+                        callee: self.frame_name(f),
+                        helper: self.frames[f.0 as usize].def_id,
+                        outer: self.frames[self.outermost_helper(f).0 as usize].def_id,
+                        inner: span,
+                    }),
+                },
+            };
+            self.findings.insert(finding);
+        }
+    }
+
+    /// The host reads or writes `locs` (or frees them at once).
+    pub(super) fn host_access(&mut self, f: FrameId, locs: &LocSet, access: Access, si: SourceInfo, state: &State) {
+        if !self.reporting || locs.is_empty() {
+            return;
+        }
+        self.emit(f, si.span, si, Event::HostAccess { regions: locs, access }, state);
+    }
+
+    /// A raw pointer made into a slice or reference for the host.
+    pub(super) fn host_view(&mut self, f: FrameId, data: &LocSet, write: bool, si: SourceInfo, state: &State) {
+        self.emit(f, si.span, si, Event::HostView { regions: data, write }, state);
+    }
+
+    /// What the CUDA sources say of the kernels a launch may run: `None` when all of them
+    /// fence, else why the launch is reported.
+    pub(super) fn kernel_verdict(&self, kernels: &LocSet) -> Option<Kernel> {
+        let mut unfenced = None;
+        let (mut name_unknown, mut not_in_source, mut source_unknown) = (false, None, None);
+        if kernels.is_empty() {
+            return Some(Kernel::SourceNotVisible { name: None });
+        }
+        for k in kernels.iter() {
+            let attrs = self.attrs.get(&k).cloned().unwrap_or_default();
+            let sources: Vec<Option<Rc<str>>> = attrs
+                .modules
+                .iter()
+                .flat_map(|m| {
+                    self.attrs
+                        .get(&m)
+                        .map(|a| a.sources.clone())
+                        .unwrap_or_else(|| vec![None])
+                })
+                .collect();
+            let names = if attrs.kernel_names.is_empty() {
+                vec![None]
+            } else {
+                attrs.kernel_names.clone()
+            };
+            let sources = if sources.is_empty() { vec![None] } else { sources };
+            for name in &names {
+                for source in &sources {
+                    match (name, source) {
+                        (Some(n), Some(src)) => match kernel_fence(src, n) {
+                            Fence::Fenced => {}
+                            Fence::Unfenced => unfenced = Some(n.clone()),
+                            Fence::NotFound => not_in_source = Some(n.clone()),
+                        },
+                        (None, Some(_)) => name_unknown = true,
+                        (n, None) => source_unknown = Some(n.clone()),
+                    }
+                }
+            }
+        }
+        if let Some(name) = unfenced {
+            Some(Kernel::Unfenced { name })
+        } else if let Some(name) = not_in_source {
+            Some(Kernel::NotInSource { name })
+        } else if name_unknown {
+            Some(Kernel::NameNotConstant)
+        } else {
+            source_unknown.map(|name| Kernel::SourceNotVisible { name })
+        }
+    }
+}
