@@ -12,8 +12,13 @@ use crate::regions::LocSet;
 pub enum Event<'e, S> {
     /// The host reads, writes or frees (at once: `free`, a `Vec` dropped) the memory at `regions`.
     HostAccess { regions: &'e LocSet, access: Access },
-    /// A raw pointer to `regions` is made into a slice or reference the host will use.
-    HostView { regions: &'e LocSet, write: bool },
+    /// A raw pointer to `regions` is made into a slice (`slice::from_raw_parts`) or, with
+    /// `reference`, a reference (`&*p`, which `println!("{}", *p)` makes too) the host will use.
+    HostView {
+        regions: &'e LocSet,
+        write: bool,
+        reference: bool,
+    },
     /// An asynchronous copy whose host side is `host`, made through an API whose `advice` the
     /// diagnostic gives; `host_arg` is where the host side is written.
     AsyncCopy {

@@ -32,6 +32,17 @@ pub static FAMILY: ApiFamily = ApiFamily {
     },
     crates: &["core", "alloc", "std"],
     functions: &[
+        // Rust's global allocator: pageable host memory, like `malloc`'s.
+        f("alloc::alloc::alloc", &[New(PAGEABLE)]),
+        f("alloc::alloc::alloc_zeroed", &[New(PAGEABLE)]),
+        f("alloc::alloc::realloc", &[New(PAGEABLE)]),
+        f(
+            "alloc::alloc::dealloc",
+            &[Free {
+                mem: 0,
+                kind: FreeKind::Immediate,
+            }],
+        ),
         // Views: the result points into the same memory; nothing is read yet.
         f("core::ops::deref::Deref::deref", &[Derive(0)]),
         f("core::ops::deref::DerefMut::deref_mut", &[Derive(0)]),
@@ -149,6 +160,34 @@ pub static FAMILY: ApiFamily = ApiFamily {
         pageable("alloc::boxed::Box"),
         pageable("alloc::string::String"),
     ],
-    symbols: &[],
+    // The C allocator, declared by the `libc` crate or in any `extern "C"` block: what it
+    // returns is pageable host memory, allocated there (seed 001's example 1 copies from
+    // `malloc` memory asynchronously).
+    symbols: &[
+        f("malloc", &[New(PAGEABLE)]),
+        f("calloc", &[New(PAGEABLE)]),
+        f("realloc", &[New(PAGEABLE)]),
+        f("reallocarray", &[New(PAGEABLE)]),
+        f("aligned_alloc", &[New(PAGEABLE)]),
+        f("memalign", &[New(PAGEABLE)]),
+        f("valloc", &[New(PAGEABLE)]),
+        f("pvalloc", &[New(PAGEABLE)]),
+        f(
+            "posix_memalign",
+            &[NewOut {
+                out: 0,
+                target: PAGEABLE,
+            }],
+        ),
+        f(
+            "free",
+            &[Free {
+                mem: 0,
+                kind: FreeKind::Immediate,
+            }],
+        ),
+    ],
     symbol_modules: &[],
 };
+
+const PAGEABLE: Target = Target::Mem(MemKind::Pageable);

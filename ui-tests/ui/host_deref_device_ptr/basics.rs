@@ -102,6 +102,7 @@ fn fires_into_raw_then_read(ctx: &Context) -> Result<f32, Error> {
 fn fires_cast_to_reference(ctx: &Context) -> Result<u8, Error> {
     let dev = ctx.alloc_zeroed::<u8>(16)?;
     let r: &u8 = unsafe { &*(dev.device_ptr().as_raw() as *const u8) };
+    //~^ host_deref_device_ptr
     let b = *r;
     //~^ host_deref_device_ptr
     Ok(b)

@@ -57,12 +57,16 @@ pub(crate) fn device_only<S, X>(regions: &LocSet, cx: &Cx<'_, S, X>) -> Vec<Loc>
 }
 
 pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X>, out: &mut Vec<Finding<S>>) {
-    let (regions, write, made_into_slice) = match *event {
+    let (regions, write, made_into) = match *event {
         Event::HostAccess {
             regions,
             access: access @ (Access::Read | Access::Write),
-        } => (regions, access == Access::Write, false),
-        Event::HostView { regions, write } => (regions, write, true),
+        } => (regions, access == Access::Write, None),
+        Event::HostView {
+            regions,
+            write,
+            reference,
+        } => (regions, write, Some(if reference { "reference" } else { "slice" })),
         _ => return,
     };
     let device = device_only(regions, cx);
@@ -71,12 +75,10 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
     };
     let target = cx.describe.region(first);
     let some_paths = device.len() < regions.len();
-    let what = if made_into_slice {
-        "device memory made into a host slice"
-    } else if write {
-        "host write to device memory"
-    } else {
-        "host read of device memory"
+    let what = match made_into {
+        Some(view) => format!("device memory made into a host {view}"),
+        None if write => "host write to device memory".to_string(),
+        None => "host read of device memory".to_string(),
     };
     let mut diag = Diagnostic::new(format!("{what}{}", paths_suffix(some_paths)));
     if target.origin != cx.span {

@@ -45,7 +45,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 Effect::HostView { arg, write } => {
                     let v = self.arg(call, arg, &ret);
                     let data = self.derive(state, &v);
-                    self.host_view(f, &data, write, call.si, state);
+                    self.host_view(f, &data, write, false, call.si, state);
                     ret.union_with(&data);
                 }
                 Effect::Push { vec, value } => {

@@ -119,9 +119,22 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         self.emit(f, si.span, si, Event::HostAccess { regions: locs, access }, state);
     }
 
-    /// A raw pointer made into a slice or reference for the host.
-    pub(super) fn host_view(&mut self, f: FrameId, data: &LocSet, write: bool, si: SourceInfo, state: &State) {
-        self.emit(f, si.span, si, Event::HostView { regions: data, write }, state);
+    /// A raw pointer made into a slice (or, with `reference`, a reference) for the host.
+    pub(super) fn host_view(
+        &mut self,
+        f: FrameId,
+        data: &LocSet,
+        write: bool,
+        reference: bool,
+        si: SourceInfo,
+        state: &State,
+    ) {
+        let event = Event::HostView {
+            regions: data,
+            write,
+            reference,
+        };
+        self.emit(f, si.span, si, event, state);
     }
 
     /// What the CUDA sources say of the kernels a launch may run: `None` when all of them

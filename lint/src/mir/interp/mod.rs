@@ -622,7 +622,17 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
                 Val::Set(self.operand(f, op, si, state))
             }
-            Rvalue::Ref(_, _, place) | Rvalue::RawPtr(_, place) => Val::Set(self.place(f, *place, state)),
+            Rvalue::Ref(_, borrow, place) => {
+                let locs = self.place(f, *place, state);
+                // A Rust reference made through a raw pointer (`&*p`, `&(*p).field`, and what
+                // `println!("{}", *p)` passes to its formatter) lets the host use the memory.
+                if self.reporting && self.through_raw_pointer(f, *place) {
+                    let write = matches!(borrow, mir::BorrowKind::Mut { .. });
+                    self.host_view(f, &locs, write, true, si, state);
+                }
+                Val::Set(locs)
+            }
+            Rvalue::RawPtr(_, place) => Val::Set(self.place(f, *place, state)),
             Rvalue::CopyForDeref(place) => {
                 let op = Operand::Copy(*place);
                 Val::Set(self.operand(f, &op, si, state))
@@ -691,6 +701,14 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             }
             _ => Val::Set(LocSet::new()),
         }
+    }
+
+    /// Whether a place goes through a dereference of a raw pointer.
+    fn through_raw_pointer(&self, f: FrameId, place: Place<'tcx>) -> bool {
+        let body = self.frames[f.0 as usize].body;
+        place
+            .iter_projections()
+            .any(|(base, elem)| elem == ProjectionElem::Deref && base.ty(&body.local_decls, self.tcx).ty.is_raw_ptr())
     }
 
     /// The one location an operand moves or copies from, when it is an aggregate.
