@@ -112,10 +112,16 @@ impl Machine {
         st.finish(&all);
     }
 
-    /// Record each of `events` on `streams`: it covers the work they have (or wait for) so far.
-    /// One event is updated strongly; several (a join of paths) weakly.
+    /// Record each of `events` on `streams`: it covers the work they have (or wait for) so far;
+    /// on a stream the front end cannot name, all the work in flight (it may be any stream, as
+    /// for [`Machine::sync_streams`]). One event is updated strongly; several (a join of paths)
+    /// weakly.
     pub fn record_events<X: Ext>(&self, st: &mut State<X>, events: &LocSet, streams: &LocSet) {
-        let covered = self.ops_on(st, streams);
+        let covered = if streams.is_empty() {
+            st.inflight_may.clone()
+        } else {
+            self.ops_on(st, streams)
+        };
         let strong = events.len() == 1;
         for e in events.iter() {
             let entry = st.event_covers.entry(e).or_default();

@@ -7,7 +7,7 @@
 //! stream does with blocking streams), which never reports on a guess.
 
 use super::Effect::*;
-use super::{Advice, ApiFamily, Dir, Effect, FreeKind, MemKind, ObjKind, RET, Target, f};
+use super::{Advice, ApiFamily, Dir, Effect, FreeKind, MemKind, ObjKind, RET, Target, f, handle};
 
 const fn copy_async(dst: u8, src: u8, dir: Dir, stream: u8) -> Effect {
     Copy {
@@ -83,7 +83,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(result!("event::create"), &[New(EVENT)]),
         f(result!("event::record"), &[RecordEvent { event: 0, stream: 1 }]),
         f(result!("event::synchronize"), &[SyncEvent(0)]),
-        f(result!("event::query"), &[NoAccess]),
+        f(result!("event::query"), &[QueryEvent(0)]),
         f(result!("event::elapsed"), &[NoAccess]),
         f(result!("event::destroy"), &[NoAccess]),
         f(result!("malloc_sync"), &[New(DEVICE)]),
@@ -175,7 +175,13 @@ pub static FAMILY: ApiFamily = ApiFamily {
             }],
         ),
     ],
-    types: &[],
+    // An event handle from elsewhere (a parameter) is still one event: what is recorded on it
+    // and waited for through it is followed.
+    types: &[handle(
+        "cudarc::driver::sys::CUevent_st",
+        Target::Obj(ObjKind::Event),
+        None,
+    )],
     symbols: &[
         // Initialization, devices, contexts.
         f("cuInit", &[NoAccess]),
@@ -318,7 +324,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("cuStreamCreate", &[out(0, STREAM)]),
         f("cuStreamCreateWithPriority", &[out(0, STREAM)]),
         f("cuStreamSynchronize", &[SyncStream(0)]),
-        f("cuStreamQuery", &[NoAccess]),
+        f("cuStreamQuery", &[QueryStream(0)]),
         f("cuStreamDestroy_v2", &[NoAccess]),
         // Host code run after the stream's earlier work; the analysis does not follow it.
         f("cuLaunchHostFunc", &[NoAccess]),
@@ -328,7 +334,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("cuEventRecord", &[RecordEvent { event: 0, stream: 1 }]),
         f("cuEventRecordWithFlags", &[RecordEvent { event: 0, stream: 1 }]),
         f("cuEventSynchronize", &[SyncEvent(0)]),
-        f("cuEventQuery", &[NoAccess]),
+        f("cuEventQuery", &[QueryEvent(0)]),
         f("cuEventElapsedTime", &[NoAccess]),
         f("cuEventElapsedTime_v2", &[NoAccess]),
         f("cuEventDestroy_v2", &[NoAccess]),

@@ -3,7 +3,7 @@
 //! `cuda_runtime_api.h`.
 
 use super::Effect::*;
-use super::{Advice, ApiFamily, Dir, Effect, FreeKind, MemKind, ObjKind, RET, Target, f};
+use super::{Advice, ApiFamily, Dir, Effect, FreeKind, MemKind, ObjKind, RET, Target, f, handle};
 
 const fn out(out: u8, target: Target) -> Effect {
     NewOut { out, target }
@@ -36,7 +36,11 @@ pub static FAMILY: ApiFamily = ApiFamily {
     },
     crates: &["cudarc", "cuda_runtime_sys", "cust_raw", "cuda_sys"],
     functions: &[],
-    types: &[],
+    types: &[handle(
+        "cudarc::runtime::sys::CUevent_st",
+        Target::Obj(ObjKind::Event),
+        None,
+    )],
     symbols: &[
         // Devices.
         f("cudaSetDevice", &[NoAccess]),
@@ -127,7 +131,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("cudaStreamCreateWithFlags", &[out(0, STREAM)]),
         f("cudaStreamCreateWithPriority", &[out(0, STREAM)]),
         f("cudaStreamSynchronize", &[SyncStream(0)]),
-        f("cudaStreamQuery", &[NoAccess]),
+        f("cudaStreamQuery", &[QueryStream(0)]),
         f("cudaStreamDestroy", &[NoAccess]),
         f("cudaStreamWaitEvent", &[StreamWaitEvent { stream: 0, event: 1 }]),
         f("cudaEventCreate", &[out(0, EVENT)]),
@@ -135,7 +139,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("cudaEventRecord", &[RecordEvent { event: 0, stream: 1 }]),
         f("cudaEventRecordWithFlags", &[RecordEvent { event: 0, stream: 1 }]),
         f("cudaEventSynchronize", &[SyncEvent(0)]),
-        f("cudaEventQuery", &[NoAccess]),
+        f("cudaEventQuery", &[QueryEvent(0)]),
         f("cudaEventElapsedTime", &[NoAccess]),
         f("cudaEventDestroy", &[NoAccess]),
         // Launches: `cudaLaunchKernel(func, grid, block, args, sharedMem, stream)`.

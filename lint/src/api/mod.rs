@@ -104,6 +104,12 @@ pub enum Effect {
     SyncEvent(Arg),
     /// Waits for all work in the context.
     SyncContext,
+    /// Asks whether the work on a stream is done, without waiting (`cuStreamQuery`). Taken as
+    /// a wait: programs poll until it is (`while query() != SUCCESS {}`), or use the memory only
+    /// where it said so. Code that goes on after a query that said "not ready" is not reported.
+    QueryStream(Arg),
+    /// The same for the work recorded before an event (`cuEventQuery`, `is_complete`).
+    QueryEvent(Arg),
     /// Records an event on a stream.
     RecordEvent { event: Arg, stream: Arg },
     /// Makes a stream wait for an event (orders the device, not the host).

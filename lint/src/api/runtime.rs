@@ -204,7 +204,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
             ],
         ),
         f("cuda_lint_runtime::stream::Stream::synchronize", &[SyncStream(0)]),
-        f("cuda_lint_runtime::stream::Stream::query", &[NoAccess]),
+        f("cuda_lint_runtime::stream::Stream::query", &[QueryStream(0)]),
         f(
             "cuda_lint_runtime::stream::Stream::record_event",
             &[RecordEvent { event: 1, stream: 0 }],
@@ -223,7 +223,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         // Events and timing.
         f("cuda_lint_runtime::stream::Event::synchronize", &[SyncEvent(0)]),
-        f("cuda_lint_runtime::stream::Event::query", &[NoAccess]),
+        f("cuda_lint_runtime::stream::Event::query", &[QueryEvent(0)]),
         f("cuda_lint_runtime::stream::Event::elapsed_ms", &[NoAccess]),
         f(
             "cuda_lint_runtime::timing::EventTimer::new",

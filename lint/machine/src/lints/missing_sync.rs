@@ -44,9 +44,11 @@ declare_lint! {
     ///
     /// ### Known problems
     /// Work of the CUDA libraries (cuBLAS, cuDNN, cuFFT, cuRAND, NCCL) on a stream, stream
-    /// capture and graphs, and waits by polling (`stream.query()` in a loop) are not modelled: a
-    /// host access racing with them is not reported. A wrapper the analysis cannot see into
-    /// hides what it does unless it carries an effect attribute or a `cuda-lint.toml` entry.
+    /// capture and graphs are not modelled: a host access racing with them is not reported. A
+    /// query (`cuEventQuery`, `cuStreamQuery`, `event.is_complete()`, `stream.query()`) is taken
+    /// as a wait, since programs poll it until the work is done: an access made after a query
+    /// that said "not ready" is not reported. A wrapper the analysis cannot see into hides what
+    /// it does unless it carries an effect attribute or a `cuda-lint.toml` entry.
     ///
     /// ### Example
     /// ```rust,ignore

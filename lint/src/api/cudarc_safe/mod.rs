@@ -386,8 +386,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(core!("CudaEvent::record"), &[RecordEvent { event: 0, stream: 1 }]),
         f(core!("CudaEvent::synchronize"), &[SyncEvent(0)]),
         f(core!("CudaEvent::elapsed_ms"), &[NoAccess]),
-        f(core!("CudaEvent::is_complete"), &[NoAccess]),
-        f(core!("CudaEvent::try_is_complete"), &[NoAccess]),
+        f(core!("CudaEvent::is_complete"), &[QueryEvent(0)]),
+        f(core!("CudaEvent::try_is_complete"), &[QueryEvent(0)]),
         f(core!("CudaEvent::cu_event"), &[Derive(0)]),
         f(core!("CudaEvent::context"), &[NoAccess]),
         // Modules and launches.

@@ -116,11 +116,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     self.enqueue(call, OpKind::Memset, streams, LocSet::new(), dst, state);
                 }
                 Effect::Launch { kernel, stream, args } => self.launch(call, kernel, stream, args, state),
-                Effect::SyncStream(a) => {
+                Effect::SyncStream(a) | Effect::QueryStream(a) => {
                     let streams = self.objects(call, a, state);
                     self.machine.sync_streams(&mut state.m, &streams);
                 }
-                Effect::SyncEvent(a) => {
+                Effect::SyncEvent(a) | Effect::QueryEvent(a) => {
                     let events = self.objects(call, a, state);
                     self.machine.sync_events(&mut state.m, &events);
                 }
