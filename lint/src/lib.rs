@@ -28,9 +28,7 @@ extern crate rustc_span;
 extern crate rustc_trait_selection;
 
 pub mod api;
-pub mod config;
 mod contain;
-pub mod driver_args;
 pub mod lints;
 pub mod mir;
 mod pass;

@@ -2,11 +2,6 @@
 //! annotation) and 15 near-misses that must not (`fn ok_*`, with none), and every API family
 //! other than this project's runtime (`cudarc.rs`, `driver_ffi.rs`, `runtime_api.rs` in each
 //! lint's directory) at least 3 of each: see ui-tests/README.md.
-#![feature(rustc_private)]
-
-// The lint crate links the compiler's shared library.
-extern crate rustc_driver;
-
 use std::path::Path;
 
 const MIN_CASES: usize = 15;
@@ -88,23 +83,27 @@ fn count_file(path: &Path) -> (usize, usize) {
 #[test]
 fn every_lint_has_enough_firing_cases_and_near_misses() {
     let ui = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui-tests/ui");
-    for info in cuda_lint_engine::LINTS {
-        let (fires, ok) = count(&ui.join(info.short_name()));
+    for info in cuda_lint_machine::LINTS {
+        let (fires, ok) = count(&ui.join(info.name));
         assert!(
             fires >= MIN_CASES,
             "{}: {fires} firing cases, want {MIN_CASES}",
-            info.name()
+            info.full_name()
         );
-        assert!(ok >= MIN_CASES, "{}: {ok} near-misses, want {MIN_CASES}", info.name());
-        println!("{}: {fires} firing cases, {ok} near-misses", info.name());
+        assert!(
+            ok >= MIN_CASES,
+            "{}: {ok} near-misses, want {MIN_CASES}",
+            info.full_name()
+        );
+        println!("{}: {fires} firing cases, {ok} near-misses", info.full_name());
         for family in FAMILY_FILES {
-            let path = ui.join(info.short_name()).join(family);
-            assert!(path.exists(), "{} has no {family}", info.name());
+            let path = ui.join(info.name).join(family);
+            assert!(path.exists(), "{} has no {family}", info.full_name());
             let (fires, ok) = count_file(&path);
             assert!(
                 fires >= MIN_FAMILY_CASES && ok >= MIN_FAMILY_CASES,
                 "{}/{family}: {fires} firing cases and {ok} near-misses, want {MIN_FAMILY_CASES} of each",
-                info.name()
+                info.full_name()
             );
             println!("  {family}: {fires} firing cases, {ok} near-misses");
         }

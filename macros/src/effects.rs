@@ -3,26 +3,40 @@
 //! parameters by position (`self` is 0 in a method); inactive, the function is left as written.
 //! Parameter names are checked in both modes.
 
-use proc_macro2::{Literal, Span, TokenStream};
+use cuda_lint_protocol::summary::{CopyDir, RETURNS, Summary};
+use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::Ident;
 
 use crate::args::{Arg, ArgKind, FnParams, Value, parse_args};
 
-/// The effect as the lint reads it, with the function after it (or the function alone).
-fn emit(effect: TokenStream, item: TokenStream, active: bool) -> TokenStream {
-    if active {
-        quote! {
-            #[cuda_lint_summary::effect(#effect)]
-            #item
-        }
-    } else {
-        item
+/// The effect as the lint reads it (the summary grammar's text, `cuda_lint_protocol::summary`),
+/// with the function after it (or the function alone).
+fn emit(summary: Summary, item: TokenStream, active: bool) -> syn::Result<TokenStream> {
+    if !active {
+        return Ok(item);
     }
+    let effect = summary_tokens(&summary)?;
+    Ok(quote! {
+        #[cuda_lint_summary::effect(#effect)]
+        #item
+    })
 }
 
-fn pos(i: usize) -> Literal {
-    Literal::usize_unsuffixed(i)
+/// A summary as tokens (its text, which `cuda_lint_protocol::summary::parse` reads back).
+pub(crate) fn summary_tokens(summary: &Summary) -> syn::Result<TokenStream> {
+    summary
+        .to_string()
+        .parse()
+        .map_err(|e| syn::Error::new(Span::call_site(), format!("cuda-lint could not write its summary: {e}")))
+}
+
+/// A parameter position as the grammar writes it.
+pub(crate) fn pos(i: usize) -> syn::Result<u8> {
+    u8::try_from(i)
+        .ok()
+        .filter(|&p| p != u8::MAX)
+        .ok_or_else(|| syn::Error::new(Span::call_site(), "cuda-lint summaries name at most 254 parameters"))
 }
 
 /// `synchronizes(stream)` -> `sync(stream = N)`; `synchronizes(all)` -> `sync(all)`.
@@ -37,20 +51,17 @@ pub(crate) fn synchronizes(attr: TokenStream, item: TokenStream, active: bool) -
                 key,
                 kind: ArgKind::Flag,
             },
-        ] if key == "all" => quote!(sync(all)),
+        ] if key == "all" => Summary::SyncAll,
         [
             Arg {
                 key,
                 kind: ArgKind::Flag,
             },
-        ] => {
-            let n = pos(f.position(key)?);
-            quote!(sync(stream = #n))
-        }
+        ] => Summary::SyncStream(pos(f.position(key)?)?),
         [] => return Err(syn::Error::new(Span::call_site(), form)),
         [first, ..] => return Err(syn::Error::new(first.key.span(), form)),
     };
-    Ok(emit(effect, item, active))
+    emit(effect, item, active)
 }
 
 /// The parameter a `key = NAME` names.
@@ -120,13 +131,14 @@ pub(crate) fn copies_async(attr: TokenStream, item: TokenStream, active: bool) -
             )
         })?;
     }
-    let [dst, src, stream] = n.map(pos);
-    let dir = dir.map_or_else(|| quote!(infer), |d| quote!(#d));
-    Ok(emit(
-        quote!(copy(dst = #dst, src = #src, stream = #stream, dir = #dir)),
-        item,
-        active,
-    ))
+    let dir = dir.map_or(Some(CopyDir::Infer), |d| CopyDir::from_keyword(&d.to_string()));
+    let summary = Summary::Copy {
+        dst: pos(n[0])?,
+        src: pos(n[1])?,
+        stream: pos(n[2])?,
+        dir: dir.unwrap_or(CopyDir::Infer),
+    };
+    emit(summary, item, active)
 }
 
 /// `launches(stream = S, reads(A, ..), writes(B, ..))` ->
@@ -167,14 +179,16 @@ pub(crate) fn launches(attr: TokenStream, item: TokenStream, active: bool) -> sy
             format!("`#[cuda_lint::launches]` needs `stream = PARAMETER`: {forms}"),
         )
     })?;
-    let stream = pos(stream);
-    let reads = reads.unwrap_or_default().into_iter().map(pos);
-    let writes = writes.unwrap_or_default().into_iter().map(pos);
-    Ok(emit(
-        quote!(launch(stream = #stream, reads = [#(#reads),*], writes = [#(#writes),*])),
-        item,
-        active,
-    ))
+    let positions =
+        |list: Option<Vec<usize>>| -> syn::Result<Vec<u8>> { list.unwrap_or_default().into_iter().map(pos).collect() };
+    let summary = Summary::Launch {
+        stream: pos(stream)?,
+        reads: positions(reads)?,
+        writes: positions(writes)?,
+        kernel: None,
+        fenced: None,
+    };
+    emit(summary, item, active)
 }
 
 /// `returns(pinned|device|managed|pageable)` -> `returns(KIND)`.
@@ -188,7 +202,7 @@ pub(crate) fn returns(attr: TokenStream, item: TokenStream, active: bool) -> syn
                 key,
                 kind: ArgKind::Flag,
             },
-        ] if matches!(key.to_string().as_str(), "pinned" | "device" | "managed" | "pageable") => key.clone(),
+        ] if RETURNS.iter().any(|(word, _)| key == word) => key.clone(),
         [
             Arg {
                 key,
@@ -212,7 +226,12 @@ pub(crate) fn returns(attr: TokenStream, item: TokenStream, active: bool) -> syn
             ),
         ));
     }
-    Ok(emit(quote!(returns(#kind)), item, active))
+    let kind = RETURNS
+        .iter()
+        .find(|(word, _)| kind == word)
+        .map(|(_, k)| *k)
+        .expect("checked above");
+    emit(Summary::Returns(kind), item, active)
 }
 
 #[cfg(test)]

@@ -9,11 +9,12 @@
 use std::path::Path;
 
 use cuda_lint_cuda_source::{Fence, KernelParam, KernelSig, kernel_fence, kernel_signatures};
-use proc_macro2::{Literal, Span, TokenStream};
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::{Ident, Item, Lit, LitStr};
 
 use crate::args::{ArgKind, Value, parse_args};
+use cuda_lint_protocol::summary::Summary;
 
 /// The C types a typed kernel parameter may have (as a value or through one `*`), and the Rust
 /// type each maps to. `std::` in front of the fixed-width ones is allowed.
@@ -395,7 +396,7 @@ fn launch_method(k: &Kernel, active: bool) -> TokenStream {
     for (i, p) in k.params.iter().enumerate() {
         let name = &p.name;
         // Positions of the method's parameters: self 0, stream 1, cfg 2, then the kernel's.
-        let at = Literal::usize_unsuffixed(3 + i);
+        let at = u8::try_from(3 + i).unwrap_or(u8::MAX - 1);
         match &p.pass {
             Pass::Read(ty) => {
                 params.push(quote!(#name: &impl #rt::DeviceArg<#ty>));
@@ -405,7 +406,7 @@ fn launch_method(k: &Kernel, active: bool) -> TokenStream {
             Pass::ReadWrite(ty) => {
                 params.push(quote!(#name: &mut impl #rt::DeviceArg<#ty>));
                 args.push(quote!(&*#name));
-                reads.push(at.clone());
+                reads.push(at);
                 writes.push(at);
             }
             Pass::Value(ty) => {
@@ -415,10 +416,16 @@ fn launch_method(k: &Kernel, active: bool) -> TokenStream {
         }
     }
     let summary = active.then(|| {
-        let kernel = LitStr::new(&k.sig.name, Span::call_site());
-        let fenced = if k.fenced { quote!(true) } else { quote!(false) };
-        quote! {
-            #[cuda_lint_summary::effect(launch(stream = 1, reads = [#(#reads),*], writes = [#(#writes),*], kernel = #kernel, fenced = #fenced))]
+        let summary = Summary::Launch {
+            stream: 1,
+            reads,
+            writes,
+            kernel: Some(k.sig.name.clone()),
+            fenced: Some(k.fenced),
+        };
+        match crate::effects::summary_tokens(&summary) {
+            Ok(effect) => quote!(#[cuda_lint_summary::effect(#effect)]),
+            Err(e) => e.to_compile_error(),
         }
     });
     let doc = format!(

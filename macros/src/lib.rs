@@ -42,8 +42,7 @@ fn finish(result: syn::Result<proc_macro2::TokenStream>, item: proc_macro2::Toke
 
 /// `#[cuda_lint::allow(missing_sync, reason = "...")]`: allows the named cuda-lint lints (or
 /// `all`) on an item, like `#[allow(cuda_lint::missing_sync)]` but harmless in a plain build.
-/// The lints: `pageable_async_copy`, `host_deref_device_ptr`, `missing_sync`,
-/// `unfenced_vmm_alias`.
+/// The lints are those `cargo cuda-lint --list` shows ([LINTS.md](https://github.com/cuda-lint/cuda-lint/blob/main/LINTS.md)).
 #[proc_macro_attribute]
 pub fn allow(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item = proc_macro2::TokenStream::from(item);

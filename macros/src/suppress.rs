@@ -6,14 +6,20 @@ use syn::{Ident, Lit};
 
 use crate::args::{ArgKind, Value, parse_args};
 
-/// The lints of cuda-lint (what `cargo cuda-lint --list` shows), and the group of all of them.
-pub(crate) const LINTS: &[&str] = &[
-    "pageable_async_copy",
-    "host_deref_device_ptr",
-    "missing_sync",
-    "unfenced_vmm_alias",
-];
+/// The group of all of cuda-lint's lints (`cuda_lint_machine::LINTS` lists them).
 const ALL: &str = "all";
+
+fn is_lint(name: &str) -> bool {
+    cuda_lint_machine::LINTS.iter().any(|l| l.name == name)
+}
+
+fn lint_names() -> String {
+    cuda_lint_machine::LINTS
+        .iter()
+        .map(|l| l.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// Active: `#[allow(cuda_lint::NAME, .., reason = "...")]` on the item. Inactive: the item as
 /// written. The names are checked in both modes.
@@ -33,7 +39,7 @@ pub(crate) fn allow(attr: TokenStream, item: TokenStream, active: bool) -> syn::
                     }
                 }
             }
-            (name, ArgKind::Flag) if name == ALL || LINTS.contains(&name) => {
+            (name, ArgKind::Flag) if name == ALL || is_lint(name) => {
                 lints.push(format_ident!("{}", name, span = arg.key.span()));
             }
             (name, ArgKind::Flag) => {
@@ -41,7 +47,7 @@ pub(crate) fn allow(attr: TokenStream, item: TokenStream, active: bool) -> syn::
                     arg.key.span(),
                     format!(
                         "unknown cuda-lint lint `{name}`; the lints are: {} (or `{ALL}`)",
-                        LINTS.join(", ")
+                        lint_names()
                     ),
                 ));
             }
@@ -59,7 +65,7 @@ pub(crate) fn allow(attr: TokenStream, item: TokenStream, active: bool) -> syn::
             Span::call_site(),
             format!(
                 "`#[cuda_lint::allow]` needs at least one lint: {} (or `{ALL}`)",
-                LINTS.join(", ")
+                lint_names()
             ),
         ));
     }
@@ -122,7 +128,7 @@ mod tests {
                 fn f(&self) {}
             }
         );
-        for lint in LINTS.iter().chain([&ALL]) {
+        for lint in cuda_lint_machine::LINTS.iter().map(|l| l.name).chain([ALL]) {
             let name = format_ident!("{}", lint);
             let out = allow(quote!(#name, reason = "r"), item.clone(), false).unwrap();
             assert_tokens(&out, &item);

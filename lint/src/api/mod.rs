@@ -14,6 +14,9 @@ pub mod cuda_runtime;
 pub mod cudarc_safe;
 pub mod runtime;
 pub mod std_lib;
+pub mod user;
+
+pub use user::UserFunctions;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -182,10 +185,6 @@ pub enum Effect {
     /// ([`cudarc_safe::model`]).
     Cudarc(cudarc_safe::CudarcEffect),
 }
-
-/// Effects of the user's own functions, by definition path (from `cuda-lint.toml`): they come
-/// first, before the tables (they describe wrappers, and may correct a table).
-pub type UserFunctions = std::collections::BTreeMap<String, Vec<Effect>>;
 
 /// The API families' own state, in the machine's family slot (see `cuda_lint_machine::Ext`).
 #[derive(Clone, Debug, PartialEq, Default)]

@@ -1,11 +1,9 @@
 //! `cargo cuda-lint`: runs `cargo check` with `cuda-lint-driver` as the rustc wrapper, the way
 //! `cargo clippy` runs `clippy-driver`.
-#![feature(rustc_private)]
+//!
+//! It links no part of rustc: what it needs (the lints, their docs, the configuration, the report
+//! formats) is in the stable crates `cuda_lint_machine` and `cuda_lint_protocol`.
 #![warn(rust_2018_idioms, unused_lifetimes)]
-
-// Links the compiler's shared library the lint crate needs.
-#[allow(unused_extern_crates)]
-extern crate rustc_driver;
 
 use std::env;
 use std::io::{BufReader, IsTerminal, Write};
@@ -13,8 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, ExitStatus, Stdio};
 
 use cargo_metadata::Message;
-use cuda_lint_engine::config;
-use cuda_lint_engine::output::{self, Classified, Format};
+use cuda_lint_machine::lints::{LINTS, explain};
+use cuda_lint_protocol::config;
+use cuda_lint_protocol::output::{self, Classified, Format};
 
 const HELP: &str = "\
 Checks a package with cuda-lint: CUDA memory misuse in Rust host code.
@@ -56,8 +55,13 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if args.iter().any(|a| a == "--list") {
-        for info in cuda_lint_engine::LINTS {
-            println!("{:<36} {:<5} {}", info.name(), info.default_level(), info.lint.desc);
+        for info in LINTS {
+            println!(
+                "{:<36} {:<5} {}",
+                info.full_name(),
+                info.default_level.as_str(),
+                info.desc
+            );
         }
         return ExitCode::SUCCESS;
     }
@@ -66,7 +70,7 @@ fn main() -> ExitCode {
             eprintln!("error: `--explain` needs a lint name; `cargo cuda-lint --list` lists them");
             return ExitCode::from(2);
         };
-        return match cuda_lint_engine::explain(name) {
+        return match explain(name) {
             Some(text) => {
                 print!("{text}");
                 ExitCode::SUCCESS
@@ -74,11 +78,7 @@ fn main() -> ExitCode {
             None => {
                 eprintln!(
                     "error: unknown lint `{name}`; the lints are: {}",
-                    cuda_lint_engine::LINTS
-                        .iter()
-                        .map(|l| l.name())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    LINTS.iter().map(|l| l.full_name()).collect::<Vec<_>>().join(", ")
                 );
                 ExitCode::from(2)
             }
@@ -149,7 +149,7 @@ fn main() -> ExitCode {
         // Dependencies must be compiled by the same rustc the driver is built on.
         .env("RUSTC", sysroot.join("bin").join("rustc"))
         .env("RUSTUP_TOOLCHAIN", env!("CUDA_LINT_TOOLCHAIN"));
-    let dirs = cuda_lint_engine::driver_args::workspace_dirs(&cmd);
+    let dirs = cuda_lint_protocol::driver_args::workspace_dirs(&cmd);
 
     // cuda-lint.toml: its levels come before the flags after `--`, which win.
     let mut flags = Vec::new();
@@ -169,7 +169,7 @@ fn main() -> ExitCode {
         }
     }
     flags.extend(lint_flags.iter().cloned());
-    cmd.env("CUDA_LINT_ARGS", cuda_lint_engine::driver_args::join(&flags));
+    cmd.env("CUDA_LINT_ARGS", cuda_lint_protocol::driver_args::join(&flags));
 
     // Keep the user's own build cache untouched: lint artifacts go to <target>/cuda-lint.
     let has_target_dir =

@@ -49,7 +49,7 @@ fn driver_build_id() -> String {
         Err(_) => (0, 0),
     };
     // The configuration's function table changes what is found, too.
-    let config = env::var_os(cuda_lint_engine::config::ENV_VAR)
+    let config = env::var_os(cuda_lint_protocol::config::ENV_VAR)
         .and_then(|p| std::fs::read(p).ok())
         .map_or(0, |bytes| {
             use std::hash::{Hash, Hasher};
@@ -123,7 +123,7 @@ impl rustc_driver::Callbacks for LintCallbacks {
         config.track_state = Some(Box::new(move |sess| {
             track_args(sess, args_var.as_deref(), analyse);
             // Re-run when the configuration file changes.
-            if let Some(path) = env::var_os(cuda_lint_engine::config::ENV_VAR)
+            if let Some(path) = env::var_os(cuda_lint_protocol::config::ENV_VAR)
                 && let Some(path) = path.to_str()
             {
                 sess.file_depinfo.borrow_mut().insert(Symbol::intern(path));
@@ -220,12 +220,13 @@ fn main() -> ExitCode {
         let primary = !wrapper_mode || env::var_os("CARGO_PRIMARY_PACKAGE").is_some();
         let analyse = primary && !cap_lints_allow;
         if analyse {
-            args.extend(cuda_lint_engine::driver_args::split(
+            args.extend(cuda_lint_protocol::driver_args::split(
                 args_var.as_deref().unwrap_or_default(),
             ));
         }
         // Read once for the compilation, and kept for it (the lint passes borrow it).
-        let user_functions = Box::leak(Box::new(cuda_lint_engine::config::user_functions_from_env()));
+        let config = cuda_lint_protocol::config::from_env();
+        let user_functions = Box::leak(Box::new(cuda_lint_engine::api::user::functions_of(&config)));
         cuda_lint_engine::install_panic_hook();
         rustc_driver::run_compiler(
             &args,

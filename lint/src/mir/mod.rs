@@ -13,7 +13,6 @@ mod loc;
 mod locmap;
 pub(crate) mod resolve;
 mod state;
-pub mod summary;
 
 pub use finding::{Finding, Via};
 pub use resolve::{Resolver, def_key};

@@ -111,8 +111,8 @@ impl<'tcx> Resolver<'tcx> {
                 continue;
             };
             let text = rustc_ast_pretty::pprust::tts_to_string(&args.tokens);
-            match super::summary::parse(&text) {
-                Ok(summary) => effects.push(summary.to_effect()),
+            match cuda_lint_protocol::summary::parse(&text) {
+                Ok(summary) => effects.push(crate::api::user::effect_of(&summary)),
                 // Written by the macros of another version: better no summary than a wrong one.
                 Err(why) => {
                     tcx.dcx().span_warn(

@@ -1,18 +1,70 @@
-//! Effect summaries users write on their own wrappers (through the `cuda_lint` macros, which
-//! emit `#[cuda_lint_summary::effect(..)]` under `cargo cuda-lint`), turned into the same
-//! [`Effect`]s the API tables use. The attribute's arguments arrive as text (tool attributes
-//! are not parsed by rustc); this module reads that text.
+//! The effect-summary grammar, written once: what users write on their own wrappers (through
+//! the `cuda_lint` macros, which emit `#[cuda_lint_summary::effect(..)]` under `cargo cuda-lint`)
+//! and in `cuda-lint.toml`. The macros print a [`Summary`] with its `Display`; the driver reads
+//! the attribute's text (tool attributes are not parsed by rustc) and the configuration with
+//! [`parse`], and turns each into the effects its API tables use.
 //!
-//! The forms (argument positions count `self` as 0):
+//! The forms ([`FORMS`]; argument positions count `self` as 0):
 //! - `sync(stream = N)`, `sync(all)`
 //! - `copy(dst = N, src = N, stream = N, dir = infer|htod|dtoh|dtod)`
 //! - `launch(stream = N, reads = [N, ..], writes = [N, ..])`, optionally with
 //!   `kernel = "name", fenced = true|false` (typed kernels)
 //! - `returns(pinned|device|managed|pageable)`
 
-use crate::api::{Arg, Dir, Effect, MemKind, Target};
+use std::fmt;
 
-/// One summarised effect, as written.
+use cuda_lint_machine::MemKind;
+
+/// A parameter position (`self` is 0).
+pub type Arg = u8;
+
+/// The forms, as error messages list them.
+pub const FORMS: &str = "`sync(stream = N)`, `sync(all)`, `copy(dst = N, src = N, stream = N, dir = \
+                         infer|htod|dtoh|dtod)`, `launch(stream = N, reads = [..], writes = [..])`, \
+                         `returns(pinned|device|managed|pageable)`";
+
+/// The direction a `copy` summary gives.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CopyDir {
+    /// From what the two sides are.
+    Infer,
+    HostToDevice,
+    DeviceToHost,
+    DeviceToDevice,
+}
+
+impl CopyDir {
+    /// As written in a summary: `infer`, `htod`, `dtoh`, `dtod`.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            CopyDir::Infer => "infer",
+            CopyDir::HostToDevice => "htod",
+            CopyDir::DeviceToHost => "dtoh",
+            CopyDir::DeviceToDevice => "dtod",
+        }
+    }
+
+    pub fn from_keyword(word: &str) -> Option<CopyDir> {
+        [
+            CopyDir::Infer,
+            CopyDir::HostToDevice,
+            CopyDir::DeviceToHost,
+            CopyDir::DeviceToDevice,
+        ]
+        .into_iter()
+        .find(|d| d.keyword() == word)
+    }
+}
+
+/// The memory kinds `returns(..)` names, as written.
+pub const RETURNS: [(&str, MemKind); 4] = [
+    ("pinned", MemKind::Pinned),
+    ("device", MemKind::Device),
+    ("managed", MemKind::Managed),
+    ("pageable", MemKind::Pageable),
+];
+
+/// One summarised effect.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Summary {
     SyncStream(Arg),
@@ -21,7 +73,7 @@ pub enum Summary {
         dst: Arg,
         src: Arg,
         stream: Arg,
-        dir: Dir,
+        dir: CopyDir,
     },
     Launch {
         stream: Arg,
@@ -33,34 +85,43 @@ pub enum Summary {
     Returns(MemKind),
 }
 
-impl Summary {
-    /// The effect the analysis applies for it. Launch lists and names are leaked: a summary is
-    /// read once per function and lives as long as the compiler session.
-    pub fn to_effect(&self) -> Effect {
+/// The text inside `effect(..)`, as [`parse`] reads it back.
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |args: &[Arg]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ");
         match self {
-            Summary::SyncStream(a) => Effect::SyncStream(*a),
-            Summary::SyncAll => Effect::SyncContext,
-            Summary::Copy { dst, src, stream, dir } => Effect::Copy {
-                dst: *dst,
-                src: *src,
-                dir: *dir,
-                stream: *stream,
-                is_async: true,
-            },
+            Summary::SyncStream(a) => write!(f, "sync(stream = {a})"),
+            Summary::SyncAll => write!(f, "sync(all)"),
+            Summary::Copy { dst, src, stream, dir } => write!(
+                f,
+                "copy(dst = {dst}, src = {src}, stream = {stream}, dir = {})",
+                dir.keyword()
+            ),
             Summary::Launch {
                 stream,
                 reads,
                 writes,
                 kernel,
                 fenced,
-            } => Effect::Work {
-                stream: *stream,
-                reads: Box::leak(reads.clone().into_boxed_slice()),
-                writes: Box::leak(writes.clone().into_boxed_slice()),
-                kernel: kernel.as_ref().map(|k| &*Box::leak(k.clone().into_boxed_str())),
-                fenced: *fenced,
-            },
-            Summary::Returns(kind) => Effect::New(Target::Mem(*kind)),
+            } => {
+                write!(
+                    f,
+                    "launch(stream = {stream}, reads = [{}], writes = [{}]",
+                    list(reads),
+                    list(writes)
+                )?;
+                if let Some(kernel) = kernel {
+                    write!(f, ", kernel = {kernel:?}")?;
+                }
+                if let Some(fenced) = fenced {
+                    write!(f, ", fenced = {fenced}")?;
+                }
+                write!(f, ")")
+            }
+            Summary::Returns(kind) => {
+                let word = RETURNS.iter().find(|(_, k)| k == kind).map_or("pageable", |(w, _)| w);
+                write!(f, "returns({word})")
+            }
         }
     }
 }
@@ -86,20 +147,15 @@ pub fn parse(text: &str) -> Result<Summary, String> {
             }
         }
         "copy" => {
-            let (mut dst, mut src, mut stream, mut dir) = (None, None, None, Dir::Infer);
+            let (mut dst, mut src, mut stream, mut dir) = (None, None, None, CopyDir::Infer);
             p.pairs(|key, p| {
                 match key {
                     "dst" => dst = Some(p.arg()?),
                     "src" => src = Some(p.arg()?),
                     "stream" => stream = Some(p.arg()?),
                     "dir" => {
-                        dir = match p.ident()?.as_str() {
-                            "infer" => Dir::Infer,
-                            "htod" => Dir::HostToDevice,
-                            "dtoh" => Dir::DeviceToHost,
-                            "dtod" => Dir::DeviceToDevice,
-                            other => return Err(format!("unknown copy direction `{other}`")),
-                        }
+                        let word = p.ident()?;
+                        dir = CopyDir::from_keyword(&word).ok_or_else(|| format!("unknown copy direction `{word}`"))?;
                     }
                     other => return Err(format!("unknown `copy` key `{other}`")),
                 }
@@ -140,13 +196,13 @@ pub fn parse(text: &str) -> Result<Summary, String> {
                 fenced,
             }
         }
-        "returns" => Summary::Returns(match p.ident()?.as_str() {
-            "pinned" => MemKind::Pinned,
-            "device" => MemKind::Device,
-            "managed" => MemKind::Managed,
-            "pageable" => MemKind::Pageable,
-            other => return Err(format!("unknown memory kind `{other}`")),
-        }),
+        "returns" => {
+            let word = p.ident()?;
+            match RETURNS.iter().find(|(w, _)| *w == word) {
+                Some((_, kind)) => Summary::Returns(*kind),
+                None => return Err(format!("unknown memory kind `{word}`")),
+            }
+        }
         other => return Err(format!("unknown effect `{other}`")),
     };
     p.expect(b')')?;
@@ -205,7 +261,7 @@ impl Parser<'_> {
         digits
             .parse::<Arg>()
             .ok()
-            .filter(|&a| a != crate::api::RET)
+            .filter(|&a| a != Arg::MAX)
             .ok_or_else(|| format!("`{digits}` is not a parameter position"))
     }
 
@@ -283,7 +339,7 @@ mod tests {
                 dst: 1,
                 src: 2,
                 stream: 0,
-                dir: Dir::HostToDevice
+                dir: CopyDir::HostToDevice
             })
         );
         assert_eq!(
@@ -307,6 +363,51 @@ mod tests {
             })
         );
         assert_eq!(parse("returns(pinned)"), Ok(Summary::Returns(MemKind::Pinned)));
+    }
+
+    #[test]
+    fn display_is_read_back_as_the_same_summary() {
+        let all = [
+            Summary::SyncStream(2),
+            Summary::SyncAll,
+            Summary::Copy {
+                dst: 1,
+                src: 2,
+                stream: 0,
+                dir: CopyDir::DeviceToHost,
+            },
+            Summary::Copy {
+                dst: 0,
+                src: 3,
+                stream: 1,
+                dir: CopyDir::Infer,
+            },
+            Summary::Launch {
+                stream: 1,
+                reads: vec![2, 3],
+                writes: vec![3],
+                kernel: Some("scale".into()),
+                fenced: Some(true),
+            },
+            Summary::Launch {
+                stream: 0,
+                reads: vec![],
+                writes: vec![],
+                kernel: None,
+                fenced: None,
+            },
+            Summary::Returns(MemKind::Pinned),
+            Summary::Returns(MemKind::Device),
+            Summary::Returns(MemKind::Managed),
+            Summary::Returns(MemKind::Pageable),
+        ];
+        for summary in all {
+            let text = summary.to_string();
+            assert_eq!(parse(&text), Ok(summary), "{text}");
+            // As rustc prints the attribute's tokens back: spaces around every token.
+            let spaced = text.replace('(', " ( ").replace(',', " , ").replace('[', " [ ");
+            assert!(parse(&spaced).is_ok(), "{spaced}");
+        }
     }
 
     #[test]

@@ -21,8 +21,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::api::Effect;
-use crate::mir::summary;
+use crate::summary::{self, Summary};
 use cuda_lint_machine::LINTS;
 
 /// The file name, at the workspace root.
@@ -36,7 +35,7 @@ pub struct Config {
     /// `-W cuda_lint::NAME`, `-D ...`: the levels, as rustc flags.
     pub lint_flags: Vec<String>,
     /// Effects of functions, by definition path (as the API tables spell paths).
-    pub functions: BTreeMap<String, Vec<Effect>>,
+    pub functions: BTreeMap<String, Vec<Summary>>,
 }
 
 /// An error in the file, where it is.
@@ -166,28 +165,27 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
                 at(
                     effect.span().start,
                     format!(
-                        "cannot read effect `{}`: {why}; the effects are `sync(stream = N)`, `sync(all)`, \
-                         `copy(dst = N, src = N, stream = N, dir = infer|htod|dtoh|dtod)`, \
-                         `launch(stream = N, reads = [..], writes = [..])`, \
-                         `returns(pinned|device|managed|pageable)` (N: a parameter's position, `self` is 0)",
-                        effect.get_ref()
+                        "cannot read effect `{}`: {why}; the effects are {} (N: a parameter's position, \
+                         `self` is 0)",
+                        effect.get_ref(),
+                        summary::FORMS
                     ),
                 )
             })?;
-            effects.push(summary.to_effect());
+            effects.push(summary);
         }
         config.functions.insert(path_text.to_string(), effects);
     }
     Ok(config)
 }
 
-/// The function table of the configuration the driver was given (`CUDA_LINT_CONFIG`).
-pub fn user_functions_from_env() -> crate::api::UserFunctions {
+/// The configuration the driver was given (`CUDA_LINT_CONFIG`), for its function table.
+/// `cargo cuda-lint` checked it before running cargo: an error here is a file changed since; it
+/// is reported by the next run, and nothing of it is used meanwhile.
+pub fn from_env() -> Config {
     match std::env::var_os(ENV_VAR) {
-        // `cargo cuda-lint` checked it before running cargo: an error here is a file changed
-        // since; it is reported by the next run, and nothing of it is used meanwhile.
-        Some(path) => load(Path::new(&path)).unwrap_or_default().functions,
-        None => Default::default(),
+        Some(path) => load(Path::new(&path)).unwrap_or_default(),
+        None => Config::default(),
     }
 }
 
@@ -211,7 +209,7 @@ mod tests {
             config.lint_flags,
             ["-W", "cuda_lint::missing_sync", "-D", "cuda_lint::pageable_async_copy"]
         );
-        assert_eq!(config.functions["vendor::Queue::finish"], [Effect::SyncStream(0)]);
+        assert_eq!(config.functions["vendor::Queue::finish"], [Summary::SyncStream(0)]);
     }
 
     #[test]

@@ -1,26 +1,20 @@
 //! The report formats of `cargo cuda-lint --message-format=sarif|github|gitlab`: each emitter on
 //! hand-made findings (escaping, fingerprints, paths), cargo's JSON turned into findings, the
-//! parsing of `--message-format`, and the reports of the workspace's examples end to end,
-//! validated against the SARIF 2.1.0 schema and GitLab's Code Quality schema (tests/schemas/).
-#![feature(rustc_private)]
+//! parsing of `--message-format`, validated against the SARIF 2.1.0 schema and GitLab's Code
+//! Quality schema (tests/schemas/). The reports of the workspace's examples, end to end, are
+//! `lint/tests/reports.rs`.
+mod support;
 
-// Links the compiler's shared library the lint crate needs.
-#[allow(unused_extern_crates)]
-extern crate rustc_driver;
-
-mod common;
-
-use std::collections::{BTreeSet, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use cargo_metadata::Message;
-use cuda_lint_engine::LINTS;
-use cuda_lint_engine::output::{
+use cuda_lint_machine::LINTS;
+use cuda_lint_protocol::output::{
     self, Classified, Finding, Format, Label, Level, Span, fingerprints, github, split_message_format,
 };
 use serde_json::{Value, json};
 
-use common::{cargo_cuda_lint, expected, repo};
+use support::{parse_command, percent_decode, property, schema, valid_gitlab, valid_sarif};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -46,98 +40,6 @@ fn finding(code: &str, level: Level, file: &str, line: usize, message: &str, sou
         labels: Vec::new(),
         source_line: source_line.into(),
     }
-}
-
-fn schema(name: &str) -> jsonschema::Validator {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schemas").join(name);
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    jsonschema::options()
-        .should_validate_formats(true)
-        .build(&schema)
-        .expect("the schema compiles")
-}
-
-fn assert_valid(validator: &jsonschema::Validator, instance: &Value) {
-    let errors: Vec<String> = validator
-        .iter_errors(instance)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{errors:#?}\n{instance:#}");
-}
-
-/// The SARIF log parsed and checked against the SARIF 2.1.0 schema.
-fn valid_sarif(text: &str) -> Value {
-    let log: Value = serde_json::from_str(text).expect("the report is one JSON document");
-    assert_valid(&schema("sarif-schema-2.1.0.json"), &log);
-    log
-}
-
-/// The GitLab report parsed, each entry checked against GitLab's schema and the documented
-/// requirements the schema leaves out.
-fn valid_gitlab(text: &str) -> Vec<Value> {
-    let report: Value = serde_json::from_str(text).expect("the report is one JSON document");
-    let entries = report.as_array().expect("the report is an array").clone();
-    let validator = schema("gitlab-codeclimate.json");
-    let mut fingerprints = HashSet::new();
-    for entry in &entries {
-        assert_valid(&validator, entry);
-        let check_name = entry["check_name"].as_str().expect("check_name");
-        assert!(
-            entry["description"]
-                .as_str()
-                .unwrap()
-                .starts_with(&format!("{check_name}: "))
-        );
-        assert!(["info", "minor", "major", "critical", "blocker"].contains(&entry["severity"].as_str().unwrap()));
-        let path = entry["location"]["path"].as_str().unwrap();
-        assert!(!path.starts_with("./") && !path.starts_with('/'), "{path}");
-        assert!(entry["location"]["lines"]["begin"].as_u64().unwrap() >= 1);
-        assert!(
-            fingerprints.insert(entry["fingerprint"].as_str().unwrap().to_string()),
-            "{entry}"
-        );
-    }
-    entries
-}
-
-/// `%XX` decoded.
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            out.push(u8::from_str_radix(&text[i + 1..i + 3], 16).unwrap());
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).unwrap()
-}
-
-/// A parsed workflow command: (command, properties, message), all unescaped.
-fn parse_command(line: &str) -> (String, Vec<(String, String)>, String) {
-    let rest = line.strip_prefix("::").expect("a workflow command");
-    let (head, data) = rest.split_once("::").expect("`::` before the message");
-    let (command, properties) = head.split_once(' ').expect("properties");
-    let properties = properties
-        .split(',')
-        .map(|p| {
-            let (key, value) = p.split_once('=').expect("key=value");
-            (key.to_string(), percent_decode(value))
-        })
-        .collect();
-    (command.to_string(), properties, percent_decode(data))
-}
-
-fn property<'a>(properties: &'a [(String, String)], key: &str) -> &'a str {
-    &properties
-        .iter()
-        .find(|(k, _)| k == key)
-        .unwrap_or_else(|| panic!("no {key}"))
-        .1
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -330,9 +232,9 @@ fn sarif_report_of_hand_made_findings_validates() {
     let rules = driver["rules"].as_array().unwrap();
     assert_eq!(rules.len(), LINTS.len());
     for (rule, info) in rules.iter().zip(LINTS) {
-        assert_eq!(rule["id"], info.name());
-        assert_eq!(rule["name"], info.short_name());
-        assert_eq!(rule["shortDescription"]["text"], info.lint.desc);
+        assert_eq!(rule["id"], info.full_name());
+        assert_eq!(rule["name"], info.name);
+        assert_eq!(rule["shortDescription"]["text"], info.desc);
         assert!(
             rule["fullDescription"]["text"]
                 .as_str()
@@ -344,10 +246,10 @@ fn sarif_report_of_hand_made_findings_validates() {
             rule["helpUri"],
             format!(
                 "https://github.com/cuda-lint/cuda-lint/blob/main/LINTS.md#{}",
-                info.short_name()
+                info.name
             )
         );
-        let level = if info.default_level() == "deny" {
+        let level = if info.default_level == cuda_lint_machine::Level::Deny {
             "error"
         } else {
             "warning"
@@ -597,126 +499,4 @@ fn message_format_is_ours_or_cargos() {
     assert!(split_message_format(&args(&["--message-format=sarif,json"])).is_err());
     assert!(split_message_format(&args(&["--message-format=sarif", "--message-format=gitlab"])).is_err());
     assert!(split_message_format(&args(&["--message-format"])).is_err());
-}
-
-#[test]
-fn an_unknown_format_is_refused_with_the_valid_ones() {
-    let out = cargo_cuda_lint(&["--message-format=xml"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(out.stdout.is_empty());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("xml") && stderr.contains("json, json-diagnostic-short"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("sarif, github, gitlab"), "{stderr}");
-}
-
-// ---------------------------------------------------------------------------------------------
-// End to end on the workspace's examples
-
-fn examples_report(format: &str) -> String {
-    let out = cargo_cuda_lint(&[
-        "-p",
-        "cuda-lint-examples",
-        "--bins",
-        "--keep-going",
-        &format!("--message-format={format}"),
-    ]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !stderr.contains("internal compiler error") && !stderr.contains("panicked"),
-        "{stderr}"
-    );
-    // Deny-level findings fail the run, whatever the format.
-    assert!(!out.status.success(), "{stderr}");
-    assert!(stderr.contains(&format!("in the {format} report")), "{stderr}");
-    String::from_utf8(out.stdout).expect("UTF-8 report")
-}
-
-fn level_of(lint: &str) -> &'static str {
-    if lint == "cuda_lint::pageable_async_copy" {
-        "warning"
-    } else {
-        "error"
-    }
-}
-
-#[test]
-fn sarif_report_of_the_examples() {
-    let log = valid_sarif(&examples_report("sarif"));
-    let run = &log["runs"][0];
-    let root: PathBuf = repo();
-    assert_eq!(
-        percent_decode(run["originalUriBaseIds"]["%SRCROOT%"]["uri"].as_str().unwrap()),
-        format!("file://{}/", root.display())
-    );
-    let rules: Vec<&str> = run["tool"]["driver"]["rules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_str().unwrap())
-        .collect();
-    assert_eq!(rules, LINTS.iter().map(|l| l.name()).collect::<Vec<_>>());
-    let mut found = BTreeSet::new();
-    let mut fingerprints = HashSet::new();
-    for result in run["results"].as_array().unwrap() {
-        let rule = result["ruleId"].as_str().unwrap();
-        assert_eq!(result["level"], level_of(rule));
-        let location = &result["locations"][0]["physicalLocation"];
-        assert_eq!(location["artifactLocation"]["uriBaseId"], "%SRCROOT%");
-        let file = percent_decode(location["artifactLocation"]["uri"].as_str().unwrap());
-        assert!(root.join(&file).is_file(), "{file}");
-        found.insert((
-            file,
-            location["region"]["startLine"].as_u64().unwrap() as usize,
-            rule.to_string(),
-        ));
-        assert!(fingerprints.insert(result["partialFingerprints"]["cudaLintFingerprint/v1"].clone()));
-    }
-    assert_eq!(found, expected());
-}
-
-#[test]
-fn github_report_of_the_examples() {
-    let report = examples_report("github");
-    let mut found = BTreeSet::new();
-    for line in report.lines() {
-        let (command, properties, message) = parse_command(line);
-        let title = property(&properties, "title").to_string();
-        assert_eq!(command, level_of(&title), "{line}");
-        assert!(
-            !message.is_empty() && message.contains('\n'),
-            "the notes follow the message: {line}"
-        );
-        let file = property(&properties, "file").to_string();
-        assert!(repo().join(&file).is_file(), "{file}");
-        found.insert((file, property(&properties, "line").parse().unwrap(), title));
-    }
-    assert_eq!(report.lines().count(), expected().len(), "{report}");
-    assert_eq!(found, expected());
-}
-
-#[test]
-fn gitlab_report_of_the_examples() {
-    let entries = valid_gitlab(&examples_report("gitlab"));
-    let found: BTreeSet<_> = entries
-        .iter()
-        .map(|e| {
-            let check = e["check_name"].as_str().unwrap().to_string();
-            let severity = if level_of(&check) == "error" {
-                "critical"
-            } else {
-                "minor"
-            };
-            assert_eq!(e["severity"], severity);
-            (
-                e["location"]["path"].as_str().unwrap().to_string(),
-                e["location"]["lines"]["begin"].as_u64().unwrap() as usize,
-                check,
-            )
-        })
-        .collect();
-    assert_eq!(entries.len(), expected().len());
-    assert_eq!(found, expected());
 }

@@ -19,7 +19,7 @@ use cargo_metadata::Message;
 use cargo_metadata::diagnostic::{Diagnostic, DiagnosticLevel, DiagnosticSpan};
 use sha2::{Digest, Sha256};
 
-use crate::lints::{LINTS, LintInfo};
+use cuda_lint_machine::LintMeta;
 
 /// `--message-format` values cargo understands itself: passed to it as they are.
 pub const CARGO_FORMATS: &[&str] = &[
@@ -187,23 +187,13 @@ impl Finding {
         }
         text
     }
-
-    /// The lint this finding belongs to.
-    pub fn lint(&self) -> Option<&'static LintInfo> {
-        lint_info(&self.code)
-    }
-}
-
-/// The lint `cuda_lint::NAME` names.
-pub fn lint_info(code: &str) -> Option<&'static LintInfo> {
-    LINTS.iter().copied().find(|info| info.name() == code)
 }
 
 /// Where a lint's documentation is published.
-pub fn help_uri(info: &LintInfo) -> String {
+pub fn help_uri(info: &LintMeta) -> String {
     format!(
         "https://github.com/cuda-lint/cuda-lint/blob/main/LINTS.md#{}",
-        info.short_name()
+        info.name
     )
 }
 

@@ -13,7 +13,7 @@ use std::path::Path;
 use serde_sarif::sarif;
 
 use super::{Finding, Label, Level, Span, fingerprints, help_uri};
-use crate::lints::{LINTS, LintInfo};
+use cuda_lint_machine::{LINTS, Level as LintLevel, LintMeta};
 
 /// `run.originalUriBaseIds` key of the root that relative paths are relative to.
 pub const SRCROOT: &str = "%SRCROOT%";
@@ -57,22 +57,22 @@ pub fn emit(findings: &[Finding], root: &Path) -> String {
 }
 
 /// The rule of a lint, with its documentation.
-fn rule(info: &LintInfo) -> sarif::ReportingDescriptor {
-    let markdown = crate::lints::explain(&info.name()).unwrap_or_default();
+fn rule(info: &LintMeta) -> sarif::ReportingDescriptor {
+    let markdown = cuda_lint_machine::lints::explain(info.name).unwrap_or_default();
     // `explain` starts with a title and the default level; the documentation follows.
     let documentation = markdown
         .find("### ")
         .map_or(markdown.as_str(), |i| &markdown[i..])
         .trim_end();
-    let level = match info.default_level() {
-        "deny" => "error",
-        "warn" => "warning",
-        _ => "note",
+    let level = match info.default_level {
+        LintLevel::Deny => "error",
+        LintLevel::Warn => "warning",
+        LintLevel::Allow => "note",
     };
     sarif::ReportingDescriptor::builder()
-        .id(info.name())
-        .name(info.short_name())
-        .short_description(text(info.lint.desc))
+        .id(info.full_name())
+        .name(info.name)
+        .short_description(text(info.desc))
         .full_description(text(documentation))
         .help(
             sarif::MultiformatMessageString::builder()
@@ -118,7 +118,7 @@ fn result(finding: &Finding, fingerprint: String) -> sarif::Result {
         .locations(vec![primary])
         .partial_fingerprints(BTreeMap::from([(FINGERPRINT_KEY.to_string(), fingerprint)]))
         .build();
-    if let Some(index) = LINTS.iter().position(|info| info.name() == finding.code) {
+    if let Some(index) = LINTS.iter().position(|info| info.full_name() == finding.code) {
         result.rule_index = Some(index as i64);
     }
     if !related.is_empty() {

@@ -1,0 +1,14 @@
+//! What passes between `cargo cuda-lint`, the driver, CI and the user, on stable Rust:
+//! - [`output`]: the report formats (SARIF, GitHub workflow commands, GitLab Code Quality);
+//! - [`config`]: `cuda-lint.toml`, read once by `cargo cuda-lint` (levels) and by the driver
+//!   (its function table), and passed on;
+//! - [`driver_args`]: how lint flags reach the driver;
+//! - [`summary`]: the effect-summary grammar, written once: the macros print it, the driver and
+//!   the configuration read it.
+//!
+//! Nothing here links rustc; the lint list comes from `cuda_lint_machine::LINTS`.
+
+pub mod config;
+pub mod driver_args;
+pub mod output;
+pub mod summary;
