@@ -1,7 +1,7 @@
 //! Reads CUDA C++ (or PTX) source text, for the lint and for the macros: the signatures of the
 //! kernels ([`kernel_signatures`]), and whether a kernel executes `fence.proxy.alias`
 //! ([`kernel_fence`]), by itself, through a `__device__` function or PTX `.func` it calls, or
-//! through a macro. Blocks the preprocessor leaves out (`#if 0`, `#if FLAG` with
+//! through a macro, and which parameters it may write through ([`kernel_writes`]). Blocks the preprocessor leaves out (`#if 0`, `#if FLAG` with
 //! `#define FLAG 0`, `#ifdef` of an undefined name) do not count.
 //!
 //! Nothing here panics, whatever the text (any UTF-8).
@@ -9,8 +9,10 @@
 use std::collections::{HashMap, HashSet};
 
 mod signature;
+mod writes;
 
 pub use signature::{KernelParam, KernelSig, SourceError, kernel_signatures};
+pub use writes::kernel_writes;
 
 /// What the source says of a kernel's fencing.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

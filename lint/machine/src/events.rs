@@ -30,10 +30,13 @@ pub enum Event<'e, S> {
     /// Operation `op` (its uses already added) is about to start, against the work in flight.
     Enqueue { op: OpId },
     /// A kernel launch whose arguments reach `slots` (one set per argument when `apart`, else
-    /// one set for all); `kernel` is what is known of its fencing (`None`: it fences).
+    /// one set for all); `written`, when known, says which of them the kernel may write through
+    /// (the others it only loads from); `kernel` is what is known of its fencing (`None`: it
+    /// fences).
     Launch {
         slots: &'e [LocSet],
         apart: bool,
+        written: Option<&'e [bool]>,
         kernel: Option<&'e Kernel>,
     },
     /// `regions` are freed in the order of `streams` (`cuMemFreeAsync`, a cudarc slice

@@ -1,6 +1,8 @@
 //! How `cargo cuda-lint` hands lint flags to the driver, and finds the workspace's target dir.
 
+#[cfg(feature = "reports")]
 use std::path::PathBuf;
+#[cfg(feature = "reports")]
 use std::process::Command;
 
 /// Separates lint flags inside `CUDA_LINT_ARGS` (a flag may contain spaces, never this).
@@ -25,6 +27,7 @@ pub fn split(value: &str) -> Vec<String> {
 }
 
 /// Where a workspace is: its root and its target directory.
+#[cfg(feature = "reports")]
 pub struct WorkspaceDirs {
     pub root: PathBuf,
     pub target: PathBuf,
@@ -33,6 +36,7 @@ pub struct WorkspaceDirs {
 /// The workspace's root and target directories, asked of `cargo metadata --no-deps` (once)
 /// with the same program and environment as `cmd` (a `cargo check` command whose arguments
 /// may hold `--manifest-path`).
+#[cfg(feature = "reports")]
 pub fn workspace_dirs(cmd: &Command) -> Option<WorkspaceDirs> {
     let args: Vec<String> = cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
     let mut metadata = Command::new(cmd.get_program());

@@ -6,9 +6,12 @@
 //! - [`summary`]: the effect-summary grammar, written once: the macros print it, the driver and
 //!   the configuration read it.
 //!
-//! Nothing here links rustc; the lint list comes from `cuda_lint_machine::LINTS`.
+//! Nothing here links rustc; the lint list comes from `cuda_lint_machine::LINTS`. The feature
+//! `reports` (on by default) brings `output` and `config`; the macros use the crate without it.
 
+#[cfg(feature = "reports")]
 pub mod config;
 pub mod driver_args;
+#[cfg(feature = "reports")]
 pub mod output;
 pub mod summary;

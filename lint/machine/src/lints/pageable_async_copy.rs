@@ -64,8 +64,9 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
     for l in host.iter() {
         let root = cx.regions.root(l);
         match cx.regions.mem_kind(l) {
-            // Page-locked in place on every path: pinned; on some paths: pageable on the others.
-            Some(MemKind::Pageable) if cx.state.registered_must.contains(root) => {}
+            // Page-locked in place on every path: pinned (so the other sides make it "some
+            // paths"); on some paths: pageable on the others.
+            Some(MemKind::Pageable) if cx.state.registered_must.contains(root) => others += 1,
             Some(MemKind::Pageable) => {
                 pageable.push(root);
                 if cx.state.registered_may.contains(root) {

@@ -54,7 +54,12 @@ declare_lint! {
 
 pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X>, out: &mut Vec<Finding<S>>) {
     match *event {
-        Event::Launch { slots, apart, kernel } => in_one_kernel(slots, apart, kernel, cx, out),
+        Event::Launch {
+            slots,
+            apart,
+            written,
+            kernel,
+        } => in_one_kernel(slots, apart, written, kernel, cx, out),
         Event::Enqueue { op: new } => {
             let op = cx.machine.op(new);
             for other in cx.state.inflight_may.iter() {
@@ -89,22 +94,30 @@ fn is_mapping<S, X>(l: Loc, cx: &Cx<'_, S, X>) -> bool {
     cx.regions.mem_kind(l) == Some(MemKind::VmmMapping)
 }
 
-/// Two mappings of one physical allocation, one used by `op` and the other by `other`: the
+/// Two mappings of one physical allocation, one used by `op` and the other by `other`, at
+/// least one of them written (two readers see the same bytes through either alias): the
 /// mapping `op` uses first.
 pub(crate) fn alias_between<S, X>(op: &Op, other: &Op, cx: &Cx<'_, S, X>) -> Option<(Loc, Loc)> {
-    let mappings = |o: &Op| -> Vec<Loc> {
-        o.reads
-            .iter()
-            .chain(o.writes.iter())
+    let mappings = |sets: &[&LocSet]| -> Vec<Loc> {
+        sets.iter()
+            .flat_map(|s| s.iter())
             .filter(|l| is_mapping(*l, cx))
             .collect()
     };
-    cx.machine.alias_pair(&mappings(op), &mappings(other), cx.regions)
+    let (mine_all, mine_written) = (mappings(&[&op.reads, &op.writes]), mappings(&[&op.writes]));
+    let (theirs_all, theirs_written) = (
+        mappings(&[&other.reads, &other.writes]),
+        mappings(&[&other.writes]),
+    );
+    cx.machine
+        .alias_pair(&mine_written, &theirs_all, cx.regions)
+        .or_else(|| cx.machine.alias_pair(&mine_all, &theirs_written, cx.regions))
 }
 
 fn in_one_kernel<S: Copy + PartialEq, X: Ext>(
     slots: &[LocSet],
     apart: bool,
+    written: Option<&[bool]>,
     kernel: Option<&Kernel>,
     cx: &Cx<'_, S, X>,
     out: &mut Vec<Finding<S>>,
@@ -119,12 +132,14 @@ fn in_one_kernel<S: Copy + PartialEq, X: Ext>(
         v.dedup();
         v
     };
-    // Two arguments (one argument is one pointer, however many mappings it may be).
+    // Two arguments (one argument is one pointer, however many mappings it may be), at least
+    // one of them written through: two loads see the same bytes through either alias.
     let per_slot: Vec<Vec<Loc>> = slots.iter().map(mappings_of).collect();
+    let writes = |i: usize| written.is_none_or(|w| w.get(i).copied().unwrap_or(true));
     let mut pair = None;
     for (i, a) in per_slot.iter().enumerate() {
         for (j, b) in per_slot.iter().enumerate() {
-            if (i != j || !apart) && pair.is_none() {
+            if (i != j || !apart) && (writes(i) || writes(j)) && pair.is_none() {
                 pair = cx.machine.alias_pair(a, b, cx.regions);
             }
         }

@@ -412,13 +412,14 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                             None => slots.push((*a, data.clone())),
                         }
                     }
+                    let slot_written: Vec<bool> = slots.iter().map(|(a, _)| writes.contains(a)).collect();
                     let slots: Vec<LocSet> = slots.into_iter().map(|(_, d)| d).collect();
                     let verdict = match (kernel, fenced) {
                         (_, Some(true)) => None,
                         (Some(name), _) => Some(Kernel::Unfenced { name: name.to_string() }),
                         (None, _) => Some(Kernel::SourceNotVisible { name: None }),
                     };
-                    self.launch_event(call, verdict, &slots, true, state);
+                    self.launch_event(call, verdict, &slots, true, Some(&slot_written), state);
                     let union = |sets: &[(u8, LocSet)]| {
                         let mut all = LocSet::new();
                         for (_, d) in sets {
@@ -685,16 +686,31 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         apart: bool,
         state: &mut State,
     ) {
+        // Which arguments the kernel may write through, when its source is visible (the others
+        // it only loads from); else every argument may be written.
+        let written = if apart {
+            self.kernel_writes(kernels, slots.len())
+        } else {
+            None
+        };
+        let keep = |this: &Self, set: &mut LocSet| {
+            set.retain(|l| this.can_be_in_flight(l, state) || !matches!(this.locs.kind(l), LocKind::Data(_)));
+        };
         let mut touched = LocSet::new();
-        for slot in &slots {
+        let mut writes = LocSet::new();
+        for (i, slot) in slots.iter().enumerate() {
             touched.union_with(slot);
+            if written.as_ref().is_none_or(|w| w[i]) {
+                writes.union_with(slot);
+            }
         }
-        touched.retain(|l| self.can_be_in_flight(l, state) || !matches!(self.locs.kind(l), LocKind::Data(_)));
+        keep(self, &mut touched);
+        keep(self, &mut writes);
         if self.reporting {
             let verdict = self.kernel_verdict(kernels);
-            self.launch_event(call, verdict, &slots, apart, state);
+            self.launch_event(call, verdict, &slots, apart, written.as_deref(), state);
         }
-        self.enqueue(call, OpKind::Launch, streams, touched.clone(), touched, state);
+        self.enqueue(call, OpKind::Launch, streams, touched, writes, state);
     }
 
     /// The memory each kernel argument reaches, one set per argument when the argument list
@@ -783,18 +799,21 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
-    /// Reports a launch whose arguments reach `slots` (see [`Self::arg_slots`]).
+    /// Reports a launch whose arguments reach `slots` (see [`Self::arg_slots`]); `written`: which
+    /// of them the kernel may write through, when known.
     pub(super) fn launch_event(
         &mut self,
         call: &CallSite<'_, 'tcx>,
         kernel: Option<Kernel>,
         slots: &[LocSet],
         apart: bool,
+        written: Option<&[bool]>,
         state: &State,
     ) {
         let event = Event::Launch {
             slots,
             apart,
+            written,
             kernel: kernel.as_ref(),
         };
         self.emit(call.f, call.span, call.si, event, state);

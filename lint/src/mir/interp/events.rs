@@ -137,6 +137,40 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         self.emit(f, si.span, si, event, state);
     }
 
+    /// Which of `n` arguments the kernels a launch may run may write through, when the source and
+    /// name of every one of them is visible (`cuda_lint_cuda_source::kernel_writes`).
+    pub(super) fn kernel_writes(&self, kernels: &LocSet, n: usize) -> Option<Vec<bool>> {
+        let mut written = vec![false; n];
+        if kernels.is_empty() {
+            return None;
+        }
+        for k in kernels.iter() {
+            let attrs = self.attrs.get(&k)?;
+            if attrs.kernel_names.is_empty() || attrs.modules.is_empty() {
+                return None;
+            }
+            for name in &attrs.kernel_names {
+                let name = name.as_deref()?;
+                for m in attrs.modules.iter() {
+                    let sources = &self.attrs.get(&m)?.sources;
+                    if sources.is_empty() {
+                        return None;
+                    }
+                    for source in sources {
+                        let writes = cuda_lint_cuda_source::kernel_writes(source.as_deref()?, name)?;
+                        if writes.len() != n {
+                            return None;
+                        }
+                        for (w, k) in written.iter_mut().zip(writes) {
+                            *w |= k;
+                        }
+                    }
+                }
+            }
+        }
+        Some(written)
+    }
+
     /// What the CUDA sources say of the kernels a launch may run: `None` when all of them
     /// fence, else why the launch is reported.
     pub(super) fn kernel_verdict(&self, kernels: &LocSet) -> Option<Kernel> {

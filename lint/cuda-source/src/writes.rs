@@ -1,0 +1,155 @@
+//! Which parameters a kernel may write through: a pointer (or reference) parameter is read-only
+//! when it points to `const`, or when every use of it in the body is a load `p[i]` (not assigned
+//! to, not incremented, its address not taken). Anything else (`p[i] = ..`, `*p`, `p + i`, `p`
+//! passed to a function or an `asm` block, copied to another pointer) counts as a write: the
+//! answer errs towards "written".
+
+use crate::signature::{KernelParam, KernelSig};
+use crate::{is_ident, kernel_signatures};
+
+/// For each parameter of kernel `name` in `source`, whether the kernel may write memory through
+/// it; `None` when the source has no such kernel (or cannot be read).
+pub fn kernel_writes(source: &str, name: &str) -> Option<Vec<bool>> {
+    let sigs = kernel_signatures(source).ok()?;
+    let sig = sigs.iter().find(|s| s.name == name)?;
+    Some(sig.params.iter().map(|p| param_written(sig, p)).collect())
+}
+
+fn param_written(sig: &KernelSig, param: &KernelParam) -> bool {
+    if !(param.is_pointer() || param.reference) || param.is_const {
+        return false;
+    }
+    let Some(name) = &param.name else {
+        // Unnamed: never used.
+        return false;
+    };
+    if sig.body.contains("asm") {
+        return true;
+    }
+    let body: Vec<char> = sig.body.chars().collect();
+    let name: Vec<char> = name.chars().collect();
+    let mut i = 0;
+    while i + name.len() <= body.len() {
+        let here = body[i..i + name.len()] == name[..]
+            && (i == 0 || !is_ident(body[i - 1]))
+            && body.get(i + name.len()).is_none_or(|&c| !is_ident(c));
+        if !here {
+            i += 1;
+            continue;
+        }
+        if !is_load(&body, i, name.len()) {
+            return true;
+        }
+        i += name.len();
+    }
+    false
+}
+
+/// Whether the use of the parameter at `at` (`len` characters) is a load `p[..]`.
+fn is_load(body: &[char], at: usize, len: usize) -> bool {
+    // `&p[i]` takes an address; `.p`/`->p` is some other name.
+    let before = body[..at].iter().rev().find(|c| !c.is_whitespace());
+    if matches!(before, Some('&' | '.')) || body[..at].ends_with(&['-', '>']) {
+        return false;
+    }
+    let mut j = skip_ws(body, at + len);
+    if body.get(j) != Some(&'[') {
+        return false;
+    }
+    // Past the matching bracket (subscripts may nest).
+    let mut depth = 0;
+    while j < body.len() {
+        match body[j] {
+            '[' => depth += 1,
+            ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    if depth != 0 {
+        return false;
+    }
+    let k = skip_ws(body, j + 1);
+    let next: String = body[k..(k + 3).min(body.len())].iter().collect();
+    let assigns = next.starts_with('=') && !next.starts_with("==")
+        || ["+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "++", "--", "<<=", ">>="]
+            .iter()
+            .any(|op| next.starts_with(op))
+        || next.starts_with('.');
+    // `++p[i]`, `--p[i]`.
+    let pre_increment = body[..at]
+        .iter()
+        .rev()
+        .filter(|c| !c.is_whitespace())
+        .take(2)
+        .eq(['+', '+'].iter())
+        || body[..at]
+            .iter()
+            .rev()
+            .filter(|c| !c.is_whitespace())
+            .take(2)
+            .eq(['-', '-'].iter());
+    !assigns && !pre_increment
+}
+
+fn skip_ws(body: &[char], mut i: usize) -> usize {
+    while body.get(i).is_some_and(|c| c.is_whitespace()) {
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn const_and_load_only_parameters_are_read_only() {
+        let src = r#"
+            extern "C" __global__ void sum(const float* a, float* b, float* out, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) out[i] = a[i] + b[i];
+            }
+        "#;
+        assert_eq!(kernel_writes(src, "sum"), Some(vec![false, false, true, false]));
+    }
+
+    #[test]
+    fn every_other_use_counts_as_a_write() {
+        let src = r#"
+            __global__ void k(float* a, float* b, float* c, float* d, float* e, float* f, float* g, int* h) {
+                a[0] += 1.0f;
+                float* p = b; p[0] = 1.0f;
+                atomicAdd(&c[0], 1.0f);
+                *d = 2.0f;
+                e[1]++;
+                helper(f);
+                ++g[2];
+                h[h[0]] = 1;
+            }
+        "#;
+        assert_eq!(
+            kernel_writes(src, "k"),
+            Some(vec![true, true, true, true, true, true, true, true])
+        );
+    }
+
+    #[test]
+    fn comparisons_and_nested_subscripts_are_loads() {
+        let src = "__global__ void k(int* a, int* idx, int* out) { if (a[idx[0]] == 3) out[0] = a[1]; }";
+        assert_eq!(kernel_writes(src, "k"), Some(vec![false, false, true]));
+    }
+
+    #[test]
+    fn inline_ptx_and_unknown_kernels() {
+        let src = "__global__ void k(int* a) { asm volatile(\"st.global.u32 [%0], 1;\" :: \"l\"(a)); }";
+        assert_eq!(kernel_writes(src, "k"), Some(vec![true]));
+        assert_eq!(kernel_writes(src, "missing"), None);
+        assert_eq!(kernel_writes("not C at all {{{", "k"), None);
+    }
+}
