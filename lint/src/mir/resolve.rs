@@ -38,6 +38,8 @@ pub struct Resolver<'tcx> {
     touches: RefCell<FxHashMap<LocalDefId, bool>>,
     mentions: RefCell<FxHashMap<Ty<'tcx>, bool>>,
     visiting: RefCell<FxHashSet<LocalDefId>>,
+    /// The crate's functions some body of the crate calls (or names), made when first asked.
+    called: std::cell::OnceCell<FxHashSet<DefId>>,
 }
 
 impl<'tcx> Resolver<'tcx> {
@@ -56,6 +58,7 @@ impl<'tcx> Resolver<'tcx> {
             touches: RefCell::default(),
             mentions: RefCell::default(),
             visiting: RefCell::default(),
+            called: std::cell::OnceCell::new(),
         }
     }
 
@@ -265,6 +268,37 @@ impl<'tcx> Resolver<'tcx> {
         self.visiting.borrow_mut().remove(&def_id);
         self.touches.borrow_mut().insert(def_id, touches);
         touches
+    }
+}
+
+impl<'tcx> Resolver<'tcx> {
+    /// Whether some body of the crate calls (or names) the local function `def_id`: then what
+    /// it gets as parameters is seen where it is called.
+    pub fn has_local_caller(&self, def_id: DefId) -> bool {
+        let called = self.called.get_or_init(|| {
+            let tcx = self.tcx;
+            let mut called = FxHashSet::default();
+            for owner in tcx.hir_body_owners() {
+                let results = tcx.typeck(owner);
+                for (_, ty) in results.node_types().items_in_stable_order() {
+                    if let ty::FnDef(callee, _) = ty.kind()
+                        && callee.is_local()
+                        && *callee != owner.to_def_id()
+                    {
+                        called.insert(*callee);
+                    }
+                }
+                for (_, res) in results.type_dependent_defs().items_in_stable_order() {
+                    if let Ok((_, callee)) = res
+                        && callee.is_local()
+                    {
+                        called.insert(*callee);
+                    }
+                }
+            }
+            called
+        });
+        called.contains(&def_id)
     }
 }
 

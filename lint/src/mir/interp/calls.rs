@@ -398,6 +398,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             depth,
             entered_from,
             parent: Some(call.f),
+            called_at: Some(call.bb),
             names,
             named_paths,
         });

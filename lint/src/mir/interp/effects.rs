@@ -178,11 +178,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     }
                 }
                 Effect::CompileSource(a) => {
-                    let sources = self.const_strs(call, a);
+                    let (sources, from_caller) = self.const_strs(call, a);
                     let module =
                         self.locs
                             .fresh(f, call.bb, which as u8, Target::Obj(ObjKind::Module), call.span, None);
                     let attrs = self.attrs.entry(module).or_default();
+                    attrs.from_caller |= from_caller;
                     for source in sources.into_iter().map(|s| s.map(Rc::from)) {
                         if !attrs.sources.contains(&source) {
                             attrs.sources.push(source);
@@ -196,13 +197,21 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         self.locs
                             .fresh(f, call.bb, which as u8, Target::Obj(ObjKind::Module), call.span, None);
                     let mut sources = Vec::new();
+                    let mut from_caller = false;
                     for m in from.iter() {
                         match self.attrs.get(&m) {
-                            Some(a) => sources.extend(a.sources.iter().cloned()),
-                            None => sources.push(None),
+                            Some(a) => {
+                                sources.extend(a.sources.iter().cloned());
+                                from_caller |= a.from_caller;
+                            }
+                            None => {
+                                sources.push(None);
+                                from_caller |= self.from_root_param(m);
+                            }
                         }
                     }
                     let attrs = self.attrs.entry(module).or_default();
+                    attrs.from_caller |= from_caller;
                     for s in sources {
                         if !attrs.sources.contains(&s) {
                             attrs.sources.push(s);
@@ -211,12 +220,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     ret.insert(module);
                 }
                 Effect::GetFunction { module, name } => {
-                    let names = self.const_strs(call, name);
+                    let (names, from_caller) = self.const_strs(call, name);
                     let modules = self.objects(call, module, state);
                     let kernel =
                         self.locs
                             .fresh(f, call.bb, which as u8, Target::Obj(ObjKind::Kernel), call.span, None);
                     let attrs = self.attrs.entry(kernel).or_default();
+                    attrs.from_caller |= from_caller;
                     for name in names {
                         if !attrs.kernel_names.contains(&name) {
                             attrs.kernel_names.push(name);
@@ -544,13 +554,42 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         d
     }
 
-    /// The constant strings an argument may be; `[None]` when it is not a constant.
-    pub(super) fn const_strs(&self, call: &CallSite<'_, 'tcx>, a: u8) -> Vec<Option<String>> {
-        let body = self.frames[call.f.0 as usize].body;
-        call.args
-            .get(a as usize)
-            .and_then(|op| const_strs_of(self.tcx, self.typing_env, body, &op.node, 4))
-            .map_or_else(|| vec![None], |v| v.into_iter().map(Some).collect())
+    /// The constant strings an argument may be (`[None]` when it is not a constant), followed
+    /// through the parameters of inlined helpers to the constants their callers pass; and
+    /// whether it comes from a parameter of the function being linted, whose callers judge it.
+    pub(super) fn const_strs(&self, call: &CallSite<'_, 'tcx>, a: u8) -> (Vec<Option<String>>, bool) {
+        let Some(mut op) = call.args.get(a as usize).map(|op| &op.node) else {
+            return (vec![None], false);
+        };
+        let mut f = call.f;
+        for _ in 0..=MAX_INLINE_DEPTH {
+            let frame = &self.frames[f.0 as usize];
+            if let Some(strings) = const_strs_of(self.tcx, self.typing_env, frame.body, op, 4) {
+                return (strings.into_iter().map(Some).collect(), false);
+            }
+            let Some(param) = param_source(frame.body, op, 4) else {
+                break;
+            };
+            let (Some(parent), Some(bb)) = (frame.parent, frame.called_at) else {
+                // A parameter of the function being linted.
+                return (vec![None], true);
+            };
+            // A closure's parameters are untupled from its call's arguments: not followed.
+            if self.tcx.is_closure_like(frame.def_id) {
+                break;
+            }
+            let TerminatorKind::Call { args, .. } =
+                &self.frames[parent.0 as usize].body.basic_blocks[bb].terminator().kind
+            else {
+                break;
+            };
+            let Some(arg) = args.get(param.as_usize() - 1) else {
+                break;
+            };
+            op = &arg.node;
+            f = parent;
+        }
+        (vec![None], false)
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -171,8 +171,19 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         Some(written)
     }
 
+    /// Whether `l` is (inside) a parameter of the function being linted, and that function is
+    /// called in the crate: what `l` refers to was made by a caller, which judges it when it runs
+    /// this function inline. (A function no one here calls reports what it cannot see.)
+    pub(super) fn from_root_param(&self, l: LocId) -> bool {
+        let (root, _) = self.locs.path(l);
+        matches!(root, Root::Local { frame: FrameId::ROOT, local }
+            if (1..=self.frames[0].body.arg_count).contains(&local.as_usize()))
+            && self.rs.has_local_caller(self.frames[0].def_id)
+    }
+
     /// What the CUDA sources say of the kernels a launch may run: `None` when all of them
-    /// fence, else why the launch is reported.
+    /// fence (or what is not visible comes from the linted function's callers, which judge it),
+    /// else why the launch is reported.
     pub(super) fn kernel_verdict(&self, kernels: &LocSet) -> Option<Kernel> {
         let mut unfenced = None;
         let (mut name_unknown, mut not_in_source, mut source_unknown) = (false, None, None);
@@ -180,23 +191,36 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             return Some(Kernel::SourceNotVisible { name: None });
         }
         for k in kernels.iter() {
-            let attrs = self.attrs.get(&k).cloned().unwrap_or_default();
-            let sources: Vec<Option<Rc<str>>> = attrs
-                .modules
-                .iter()
-                .flat_map(|m| {
-                    self.attrs
-                        .get(&m)
-                        .map(|a| a.sources.clone())
-                        .unwrap_or_else(|| vec![None])
-                })
-                .collect();
-            let names = if attrs.kernel_names.is_empty() {
+            let Some(attrs) = self.attrs.get(&k) else {
+                if !self.from_root_param(k) {
+                    source_unknown = Some(None);
+                }
+                continue;
+            };
+            let mut sources: Vec<Option<Rc<str>>> = Vec::new();
+            let mut deferred = false;
+            for m in attrs.modules.iter() {
+                match self.attrs.get(&m) {
+                    Some(a) if a.from_caller && self.rs.has_local_caller(self.frames[0].def_id) => {
+                        sources.extend(a.sources.iter().flatten().cloned().map(Some));
+                        deferred = true;
+                    }
+                    Some(a) => sources.extend(a.sources.iter().cloned()),
+                    None if self.from_root_param(m) => deferred = true,
+                    None => sources.push(None),
+                }
+            }
+            let mut names: Vec<Option<String>> = attrs.kernel_names.clone();
+            if attrs.from_caller && self.rs.has_local_caller(self.frames[0].def_id) {
+                names.retain(Option::is_some);
+            } else if names.is_empty() {
+                names.push(None);
+            }
+            let sources = if sources.is_empty() && !deferred {
                 vec![None]
             } else {
-                attrs.kernel_names.clone()
+                sources
             };
-            let sources = if sources.is_empty() { vec![None] } else { sources };
             for name in &names {
                 for source in &sources {
                     match (name, source) {

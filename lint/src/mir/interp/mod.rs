@@ -56,6 +56,8 @@ struct Frame<'tcx> {
     /// name of the helper it calls.
     entered_from: Option<(Span, HirId, String)>,
     parent: Option<FrameId>,
+    /// For inlined frames: the block of the parent whose call runs this frame.
+    called_at: Option<BasicBlock>,
     names: FxHashMap<Local, String>,
     named_paths: NamedPaths,
 }
@@ -65,6 +67,9 @@ struct Frame<'tcx> {
 struct ObjAttrs {
     /// Modules: the CUDA sources they come from; `None` in the list: a source not visible.
     sources: Vec<Option<Rc<str>>>,
+    /// Modules and kernels: a source or name not visible here comes from a parameter of the
+    /// function being linted: its callers, which see it, judge the launch.
+    from_caller: bool,
     /// Kernels: their names (`None`: not a constant) and modules.
     kernel_names: Vec<Option<String>>,
     modules: LocSet,
@@ -153,6 +158,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             depth: 0,
             entered_from: None,
             parent: None,
+            called_at: None,
             names,
             named_paths,
         });
@@ -958,6 +964,45 @@ fn debug_names(tcx: TyCtxt<'_>, body: &Body<'_>) -> (FxHashMap<Local, String>, N
         }
     }
     (names, paths)
+}
+
+/// The parameter (local `_1`, `_2`, ...) an operand's value comes from, following copies and
+/// reborrows between locals (`let s = src; compile(s)`), if it comes from one.
+fn param_source(body: &Body<'_>, op: &Operand<'_>, depth: u32) -> Option<Local> {
+    let place = op.place()?;
+    if !place.projection.is_empty() && !(place.projection.len() == 1 && place.is_indirect()) {
+        return None;
+    }
+    let local = place.local;
+    if (1..=body.arg_count).contains(&local.as_usize()) {
+        return Some(local);
+    }
+    if depth == 0 {
+        return None;
+    }
+    // The one assignment of the local, a copy or a reborrow of another.
+    let mut found = None;
+    for data in body.basic_blocks.iter() {
+        for stmt in &data.statements {
+            let StatementKind::Assign(box (dest, rv)) = &stmt.kind else {
+                continue;
+            };
+            if dest.local != local {
+                continue;
+            }
+            if found.is_some() || !dest.projection.is_empty() {
+                return None;
+            }
+            found = Some(match rv {
+                Rvalue::Use(inner, _) | Rvalue::Cast(_, inner, _) => param_source(body, inner, depth - 1),
+                Rvalue::Ref(_, _, src) | Rvalue::CopyForDeref(src) => {
+                    param_source(body, &Operand::Copy(*src), depth - 1)
+                }
+                _ => None,
+            });
+        }
+    }
+    found.flatten()
 }
 
 /// Whether a callee given a value of this type may write through it.
