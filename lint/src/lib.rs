@@ -32,6 +32,7 @@ mod contain;
 pub mod lints;
 pub mod mir;
 mod pass;
+mod table_paths;
 mod wait_fix;
 
 pub use contain::install_panic_hook;
@@ -59,5 +60,9 @@ pub fn register_lints_for(
     );
     if analyse {
         store.register_late_mod_pass(move |_| Box::new(pass::CudaMemory::new(user_functions)));
+    }
+    // `CUDA_LINT_CHECK_TABLE_PATHS`: the API tables' paths must resolve (see `table_paths`).
+    if analyse && table_paths::enabled() {
+        store.register_late_pass(|_| Box::new(table_paths::TablePaths::from_env()));
     }
 }

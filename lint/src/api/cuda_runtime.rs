@@ -160,10 +160,5 @@ pub static FAMILY: ApiFamily = ApiFamily {
             }],
         ),
     ],
-    symbol_modules: &[
-        "cudarc::runtime::sys",
-        "cudarc::runtime::sys::loaded",
-        "cuda_runtime_sys",
-        "cust_raw::runtime_sys",
-    ],
+    symbol_modules: &["cudarc::runtime::sys", "cuda_runtime_sys", "cust_raw::runtime_sys"],
 };

@@ -264,6 +264,12 @@ impl ApiFamily {
     }
 }
 
+/// Modules of bindings named after their C symbols that only older versions of a modelled crate
+/// have (cudarc <= 0.19.4 put its dynamically loaded runtime API in `sys::loaded`): matched like
+/// a family's `symbol_modules`, but not checked against the version the tables model
+/// (`ui-tests/ui/table_paths/`).
+pub static OLDER_SYMBOL_MODULES: &[&str] = &["cudarc::runtime::sys::loaded"];
+
 /// Every family the analysis knows.
 pub static FAMILIES: &[&ApiFamily] = &[
     &runtime::FAMILY,
@@ -329,6 +335,7 @@ impl Tables {
                 tables.cuda_crates.extend(family.crates);
             }
         }
+        tables.symbol_modules.extend(OLDER_SYMBOL_MODULES);
         tables
     }
 

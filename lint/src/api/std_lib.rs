@@ -106,8 +106,9 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("core::ptr::non_null::NonNull::new", &[Derive(0)]),
         f("core::ptr::non_null::NonNull::new_unchecked", &[Derive(0)]),
         f("core::ptr::non_null::NonNull::as_ptr", &[Derive(0)]),
-        f("core::sync::atomic::AtomicPtr::new", &[Derive(0)]),
-        f("core::sync::atomic::AtomicPtr::load", &[Contents(0)]),
+        // `AtomicPtr<T>` is `Atomic<*mut T>` (as every atomic type is now).
+        f("core::sync::atomic::Atomic::new", &[Derive(0)]),
+        f("core::sync::atomic::Atomic::load", &[Contents(0)]),
         f("core::ptr::slice_from_raw_parts_mut", &[Derive(0)]),
         f("core::ptr::null", &[NoAccess]),
         f("core::ptr::null_mut", &[NoAccess]),

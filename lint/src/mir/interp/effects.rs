@@ -206,7 +206,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                             }
                             None => {
                                 sources.push(None);
-                                from_caller |= self.from_root_param(m);
+                                from_caller |= self.is_root_param(m);
                             }
                         }
                     }

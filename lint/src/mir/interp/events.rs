@@ -174,7 +174,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// Whether `l` is (inside) a parameter of the function being linted, and that function is
     /// called in the crate: what `l` refers to was made by a caller, which judges it when it runs
     /// this function inline. (A function no one here calls reports what it cannot see.)
-    pub(super) fn from_root_param(&self, l: LocId) -> bool {
+    pub(super) fn is_root_param(&self, l: LocId) -> bool {
         let (root, _) = self.locs.path(l);
         matches!(root, Root::Local { frame: FrameId::ROOT, local }
             if (1..=self.frames[0].body.arg_count).contains(&local.as_usize()))
@@ -192,7 +192,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
         for k in kernels.iter() {
             let Some(attrs) = self.attrs.get(&k) else {
-                if !self.from_root_param(k) {
+                if !self.is_root_param(k) {
                     source_unknown = Some(None);
                 }
                 continue;
@@ -206,7 +206,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         deferred = true;
                     }
                     Some(a) => sources.extend(a.sources.iter().cloned()),
-                    None if self.from_root_param(m) => deferred = true,
+                    None if self.is_root_param(m) => deferred = true,
                     None => sources.push(None),
                 }
             }
