@@ -29,7 +29,7 @@ fn count(dir: &Path) -> (usize, usize) {
 fn count_file(path: &Path) -> (usize, usize) {
     let (mut fires, mut ok) = (0, 0);
     {
-        let text = std::fs::read_to_string(&path).unwrap();
+        let text = std::fs::read_to_string(path).unwrap();
         // Split the file into top-level functions (and the methods of impl blocks).
         let mut current: Option<(String, bool)> = None;
         let mut current_indent = 0;

@@ -216,6 +216,9 @@ fn unified_written_by_a_copy() -> Result<usize, DriverError> {
     Ok(stale_runs)
 }
 
+/// One scenario: it returns how many elements came back stale.
+type Scenario = fn() -> Result<usize, DriverError>;
+
 fn main() -> Result<(), DriverError> {
     println!("cudarc_event_tracking: when cudarc 0.19's host views and other streams wait");
     // Opened with this project's runtime first: it reports a missing driver as an error, where
@@ -234,7 +237,7 @@ fn main() -> Result<(), DriverError> {
             std::process::exit(1);
         }
     }
-    let scenarios: [(&str, fn() -> Result<usize, DriverError>, bool); 6] = [
+    let scenarios: [(&str, Scenario, bool); 6] = [
         ("A pinned as_slice, one stream", pinned_one_stream, true),
         ("B pinned as_slice, second stream made", pinned_two_streams, false),
         ("C device_ptr_mut guard dropped early", guard_dropped_early, true),
