@@ -12,6 +12,8 @@
 //! The policy's state ([`CudarcState`]) lives in the machine's family slot; the machine joins it
 //! and tells it when work starts and finishes.
 
+use std::collections::BTreeMap;
+
 use cuda_lint_machine::{Ext, Loc, LocSet, Machine, MemKind, OpId, OpKind, OpSet, Regions};
 
 use super::ContextChange;
@@ -46,6 +48,10 @@ pub struct CudarcState {
     pub untracked: OpSet,
     /// Allocations made while tracking was off (on some path): no event ever covers their use.
     pub no_events: LocSet,
+    /// Memory that recorded operations use without an event on it: a copy's host side given as
+    /// a plain slice (`pinned.as_slice()?`, a `&mut [T]`), a launch argument given as a raw
+    /// device pointer (`device_ptr(&s).0`). cudarc records only for its own types.
+    pub unrecorded_uses: BTreeMap<OpId, LocSet>,
 }
 
 impl Ext for CudarcState {
@@ -59,6 +65,9 @@ impl Ext for CudarcState {
         self.tracking = tracking;
         changed |= self.untracked.union_with(&other.untracked);
         changed |= self.no_events.union_with(&other.no_events);
+        for (op, uses) in &other.unrecorded_uses {
+            changed |= self.unrecorded_uses.entry(*op).or_default().union_with(uses);
+        }
         changed
     }
 
@@ -68,6 +77,7 @@ impl Ext for CudarcState {
 
     fn finished(&mut self, ops: &OpSet) {
         self.untracked.subtract(ops);
+        self.unrecorded_uses.retain(|op, _| !ops.contains(*op));
     }
 }
 
@@ -85,18 +95,36 @@ pub const UNRECORDED: &str = "cudarc records events for this work, and waits for
                               `as_ptr`, drops and other streams' calls), only while its context has more than \
                               one stream and event tracking is on; here it does not";
 
+/// The note for a copy whose host side was a plain slice.
+pub const HOST_UNRECORDED: &str = "this copy was given a plain slice of host memory (`as_slice()`, `&mut [T]`): \
+                                   cudarc records an event on the host side only for a `PinnedHostSlice` \
+                                   itself, so its `as_slice`/`as_mut_slice` do not wait for this copy";
+
+/// The note for a launch given a raw device pointer.
+pub const ARG_UNRECORDED: &str = "this launch was given a raw device pointer (`device_ptr(&stream).0`, a \
+                                  `CUdeviceptr`): cudarc records events only for the `CudaSlice`/`CudaView` \
+                                  arguments it is given, so drops and other streams do not wait for this use";
+
 /// How the next operation a call enqueues is tracked (the call's effects list
 /// `TrackedByEvents`).
-#[derive(Copy, Clone, Debug)]
+#[derive(Clone, Debug)]
 pub struct CallTracking {
     /// Whether the context records events as the call starts.
     pub recording: bool,
+    /// Memory the operation uses through values that are not cudarc's types (a plain host
+    /// slice: `HostSlice` for `[T]` and `Vec<T>` records nothing; a raw device pointer as a
+    /// launch argument): no event is recorded on it.
+    pub unrecorded: LocSet,
+    /// The note for that memory's use.
+    pub unrecorded_note: &'static str,
 }
 
 /// A call that carries `TrackedByEvents` starts.
 pub fn call_starts(st: &MachineState) -> CallTracking {
     CallTracking {
         recording: st.ext.cudarc.may_record_events(),
+        unrecorded: LocSet::new(),
+        unrecorded_note: HOST_UNRECORDED,
     }
 }
 
@@ -105,7 +133,7 @@ pub fn call_starts(st: &MachineState) -> CallTracking {
 pub fn before_enqueue(
     m: &Machine,
     st: &mut MachineState,
-    call: CallTracking,
+    call: &CallTracking,
     kind: OpKind,
     used: &LocSet,
     streams: &LocSet,
@@ -121,19 +149,30 @@ pub fn before_enqueue(
 }
 
 /// After `op` started: what it recorded, and the note for work cudarc would have recorded.
-pub fn after_enqueue(m: &mut Machine, st: &mut MachineState, op: OpId, tracked: bool) {
+pub fn after_enqueue(m: &mut Machine, st: &mut MachineState, op: OpId, call: CallTracking, tracked: bool) {
     if tracked {
         st.ext.cudarc.untracked.subtract(&OpSet::single(op));
+        if !call.unrecorded.is_empty() {
+            st.ext.cudarc.unrecorded_uses.insert(op, call.unrecorded);
+            m.add_note(op, call.unrecorded_note);
+        }
     } else {
         m.add_note(op, UNRECORDED);
     }
 }
 
-/// The work using `data` that recorded events.
+/// The work using `data` that recorded events on it.
 fn recorded_users(m: &Machine, st: &MachineState, data: &LocSet, regions: &dyn Regions) -> OpSet {
+    let cudarc = &st.ext.cudarc;
     m.users(st, data, regions)
         .iter()
-        .filter(|op| !st.ext.cudarc.untracked.contains(*op))
+        .filter(|op| !cudarc.untracked.contains(*op))
+        .filter(|op| {
+            cudarc
+                .unrecorded_uses
+                .get(op)
+                .is_none_or(|unrecorded| !unrecorded.iter().any(|u| data.iter().any(|d| regions.overlaps(u, d))))
+        })
         .collect()
 }
 
@@ -144,7 +183,8 @@ pub fn wait_for_recorded(m: &Machine, st: &mut MachineState, data: &LocSet, stre
     m.order_after(st, streams, &recorded);
 }
 
-/// `PinnedHostSlice::as_slice` and friends synchronize the events recorded on the memory.
+/// `PinnedHostSlice::as_slice` and friends synchronize the events recorded on the memory (not
+/// copies given a plain slice of it: those recorded none on it).
 pub fn sync_memory(m: &Machine, st: &mut MachineState, data: &LocSet, regions: &dyn Regions) {
     let recorded = recorded_users(m, st, data, regions);
     st.finish(&recorded);
@@ -199,6 +239,12 @@ pub fn guard_dropped(m: &Machine, st: &mut MachineState, memory: &LocSet, stream
         .filter(|op| m.op(*op).streams.intersects(streams))
         .collect();
     st.ext.cudarc.untracked.subtract(&recorded);
+    // Its record covers the raw pointer's uses of that memory too.
+    for op in recorded.iter() {
+        if let Some(unrecorded) = st.ext.cudarc.unrecorded_uses.get_mut(&op) {
+            unrecorded.retain(|u| !memory.iter().any(|d| regions.overlaps(u, d)));
+        }
+    }
 }
 
 /// `device_ptr`: cudarc makes the stream wait for the recorded work on the memory first.

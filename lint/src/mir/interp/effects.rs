@@ -57,7 +57,21 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         state.values.entry(element).or_default().union_with(&vals);
                     }
                     // A launch's arguments stay apart, one slot per `.arg(..)` call.
-                    for builder in self.objects(call, vec, state).iter() {
+                    let builders = self.objects(call, vec, state);
+                    if !builders.is_empty() {
+                        // cudarc records events for its own types only, not raw pointers.
+                        let raw = !self.arg_is_handle(call, value);
+                        let reached = self.reach_args(state, &vals);
+                        for builder in builders.iter() {
+                            let attrs = self.attrs.entry(builder).or_default();
+                            if raw {
+                                attrs.raw_arg_memory.union_with(&reached);
+                            } else {
+                                attrs.handle_arg_memory.union_with(&reached);
+                            }
+                        }
+                    }
+                    for builder in builders.iter() {
                         let slot = self.locs.child(builder, Proj::Field(call.bb.as_u32()));
                         state.values.entry(slot).or_default().union_with(&vals);
                     }
@@ -385,6 +399,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     for builder in self.objects(call, b, state).iter() {
                         let attrs = self.attrs.get(&builder).cloned().unwrap_or_default();
                         let (slots, apart) = self.arg_slots(state, &LocSet::single(builder));
+                        let mut raw = attrs.raw_arg_memory.clone();
+                        raw.subtract(&attrs.handle_arg_memory);
+                        if let Some(tracking) = self.call_tracking.as_mut() {
+                            tracking.unrecorded = raw;
+                            tracking.unrecorded_note = cudarc::ARG_UNRECORDED;
+                        }
                         self.launch_with(call, &attrs.kernels, attrs.streams, slots, apart, state);
                     }
                 }
@@ -528,6 +548,17 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
+    /// Whether an argument is (a reference to) one of the tables' handle types, not plain data
+    /// (a `&[T]`, a `Vec<T>`, a raw pointer).
+    pub(super) fn arg_is_handle(&self, call: &CallSite<'_, 'tcx>, a: u8) -> bool {
+        let body = self.frames[call.f.0 as usize].body;
+        let Some(arg) = call.args.get(a as usize) else {
+            return false;
+        };
+        let ty = self.instantiate(call.f, arg.node.ty(&body.local_decls, self.tcx));
+        self.rs.role(ty.peel_refs()).is_some()
+    }
+
     /// The memory an argument refers to.
     pub(super) fn data_arg(&mut self, call: &CallSite<'_, 'tcx>, a: u8, ret: &LocSet, state: &State) -> LocSet {
         let v = self.arg(call, a, ret);
@@ -614,6 +645,14 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         };
         if is_async && let Some(host) = host {
             self.async_copy_event(call, host, host_arg, dir, state);
+            // cudarc records an event on the host side only for its own types.
+            let recorded = self.arg_is_handle(call, host_arg);
+            if let Some(tracking) = self.call_tracking.as_mut()
+                && !recorded
+            {
+                tracking.unrecorded = host.clone();
+                tracking.unrecorded_note = cudarc::HOST_UNRECORDED;
+            }
         }
         // The host side of a pageable copy is done when the call returns.
         let in_flight = |this: &Self, set: &LocSet| -> LocSet {
@@ -821,20 +860,21 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             let mut used = reads.clone();
             used.union_with(&writes);
             let regions = self.regions();
-            cudarc::before_enqueue(
+            let tracked = cudarc::before_enqueue(
                 &self.machine,
                 &mut state.m,
-                call_tracking,
+                &call_tracking,
                 kind,
                 &used,
                 &streams,
                 &regions,
-            )
+            );
+            (call_tracking, tracked)
         });
         self.emit(call.f, call.span, call.si, Event::Enqueue { op: id }, state);
         self.machine.start(&mut state.m, id);
-        if let Some(tracked) = tracking {
-            cudarc::after_enqueue(&mut self.machine, &mut state.m, id, tracked);
+        if let Some((call_tracking, tracked)) = tracking {
+            cudarc::after_enqueue(&mut self.machine, &mut state.m, id, call_tracking, tracked);
         }
     }
 

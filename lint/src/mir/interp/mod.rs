@@ -86,6 +86,10 @@ struct ObjAttrs {
     family: Option<&'static ApiFamily>,
     /// Streams: the contexts they belong to.
     contexts: LocSet,
+    /// Launch builders: the memory their arguments reach through raw pointers (no event is
+    /// recorded on it), and through cudarc's own types (events are).
+    raw_arg_memory: LocSet,
+    handle_arg_memory: LocSet,
 }
 
 /// What an rvalue produces, for the assignment that stores it.
