@@ -13,6 +13,13 @@ use crate::state::{Ext, State};
 #[derive(Default, Debug)]
 pub struct Machine {
     ops: Vec<Op>,
+    /// Streams that are the legacy default stream (the null stream of the runtime and driver
+    /// APIs, what blocking copies run on): its work waits for every blocking stream's earlier
+    /// work, and theirs for its.
+    legacy: LocSet,
+    /// Streams created non-blocking (`CU_STREAM_NON_BLOCKING`, `cudaStreamNonBlocking`, every
+    /// stream cudarc's `new_stream` makes): they and the legacy stream do not wait for each other.
+    non_blocking: LocSet,
 }
 
 impl Machine {
@@ -54,6 +61,28 @@ impl Machine {
         o.writes.union_with(writes);
     }
 
+    /// `stream` is the legacy default stream.
+    pub fn set_legacy(&mut self, stream: Loc) {
+        self.legacy.insert(stream);
+    }
+
+    /// `stream` was created non-blocking.
+    pub fn set_non_blocking(&mut self, stream: Loc) {
+        self.non_blocking.insert(stream);
+    }
+
+    /// Whether work on `streams` may be on a blocking stream other than the legacy one (which
+    /// the legacy stream waits for, and which waits for the legacy stream).
+    fn may_block(&self, streams: &LocSet) -> bool {
+        streams
+            .iter()
+            .any(|s| !self.non_blocking.contains(s) && !self.legacy.contains(s))
+    }
+
+    fn on_legacy(&self, streams: &LocSet) -> bool {
+        streams.intersects(&self.legacy)
+    }
+
     /// A family's note on an operation, shown where a lint describes it.
     pub fn add_note(&mut self, op: OpId, note: &'static str) {
         let notes = &mut self.ops[op.0 as usize].notes;
@@ -85,13 +114,21 @@ impl Machine {
     }
 
     /// Synchronize streams: the host waits for their work. A stream the front end cannot name
-    /// (`streams` empty) may be any, so waiting on it waits for everything.
+    /// (`streams` empty) may be any, so waiting on it waits for everything. Waiting on the legacy
+    /// default stream waits for the work of every stream but the non-blocking ones.
     pub fn sync_streams<X: Ext>(&self, st: &mut State<X>, streams: &LocSet) {
-        let done = if streams.is_empty() {
+        let mut done = if streams.is_empty() {
             st.inflight_may.clone()
         } else {
             self.ops_on(st, streams)
         };
+        if self.on_legacy(streams) {
+            for op in st.inflight_may.iter() {
+                if self.ordered_before(st, op, &self.legacy) {
+                    done.insert(op);
+                }
+            }
+        }
         st.finish(&done);
     }
 
@@ -155,15 +192,28 @@ impl Machine {
     }
 
     /// Whether operation `earlier` is ordered before new work on `streams` (the same stream,
-    /// a wait, or a stream not known on either side).
+    /// a wait, a stream not known on either side, or the legacy default stream on one side and
+    /// a blocking stream on the other).
     pub fn ordered_before<X: Ext>(&self, st: &State<X>, earlier: OpId, streams: &LocSet) -> bool {
         let op = self.op(earlier);
         op.streams.is_empty()
             || streams.is_empty()
             || op.streams.intersects(streams)
+            || (self.on_legacy(streams) && (self.on_legacy(&op.streams) || self.may_block(&op.streams)))
+            || (self.on_legacy(&op.streams) && self.may_block(streams))
             || streams
                 .iter()
                 .any(|s| st.stream_waits.get(&s).is_some_and(|w| w.contains(earlier)))
+    }
+
+    /// Whether work on `streams` and the legacy default stream do not wait for each other
+    /// (for the lints' explanation).
+    pub fn is_non_blocking(&self, stream: Loc) -> bool {
+        self.non_blocking.contains(stream)
+    }
+
+    pub fn is_legacy(&self, stream: Loc) -> bool {
+        self.legacy.contains(stream)
     }
 
     /// The operations that may be in flight and use memory overlapping any of `data`.

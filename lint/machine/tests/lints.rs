@@ -965,3 +965,34 @@ fn one_kernel_that_only_loads_through_both_mappings_does_not_fire() {
         ALIAS,
     );
 }
+
+#[test]
+fn a_blocking_copy_racing_a_non_blocking_stream_says_the_legacy_stream_does_not_wait() {
+    let Copying {
+        mut w, dev, s1, host, ..
+    } = copying();
+    let legacy = w.front.object("legacy");
+    w.machine.set_legacy(legacy);
+    w.machine.set_non_blocking(s1);
+    // 10: cuMemsetD32Async(dev, s1);  11: cuMemcpyDtoH(host, dev)
+    w.enqueue(OpKind::Memset, 10, &[s1], &[], &[dev]);
+    let (_, found) = w.enqueue_checked(OpKind::Copy, 11, &[legacy], &[dev], &[host]);
+    let f = only(found, SYNC);
+    assert!(
+        f.notes().iter().any(|n| n.contains("legacy default stream")),
+        "{:?}",
+        f.notes()
+    );
+}
+
+#[test]
+fn a_blocking_copy_after_a_blocking_streams_work_is_ordered() {
+    let Copying {
+        mut w, dev, s1, host, ..
+    } = copying();
+    let legacy = w.front.object("legacy");
+    w.machine.set_legacy(legacy);
+    w.enqueue(OpKind::Memset, 10, &[s1], &[], &[dev]);
+    let (_, found) = w.enqueue_checked(OpKind::Copy, 11, &[legacy], &[dev], &[host]);
+    none(found);
+}

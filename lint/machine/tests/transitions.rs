@@ -866,3 +866,67 @@ fn a_join_with_an_equal_state_changes_nothing_and_joins_are_symmetric() {
     assert!(ab.inflight_may.contains(copy) && ab.inflight_may.contains(launch));
     assert!(ab.inflight_must.is_empty());
 }
+
+// ---- the legacy default stream and non-blocking streams ----
+
+#[test]
+fn the_legacy_stream_and_blocking_streams_wait_for_each_other() {
+    let Setup {
+        mut w, host, dev, s1, ..
+    } = setup();
+    let legacy = w.front.object("legacy");
+    w.machine.set_legacy(legacy);
+    let on_s1 = w.enqueue(OpKind::Copy, 10, &[s1], &[dev], &[host]);
+    assert!(
+        w.ordered_before(on_s1, &[legacy]),
+        "legacy work waits for a blocking stream"
+    );
+    let on_legacy = w.enqueue(OpKind::Memset, 11, &[legacy], &[], &[dev]);
+    assert!(
+        w.ordered_before(on_legacy, &[s1]),
+        "a blocking stream waits for the legacy one"
+    );
+}
+
+#[test]
+fn the_legacy_stream_and_non_blocking_streams_do_not_wait_for_each_other() {
+    let Setup {
+        mut w,
+        host,
+        dev,
+        scratch,
+        s1,
+        ..
+    } = setup();
+    let legacy = w.front.object("legacy");
+    w.machine.set_legacy(legacy);
+    w.machine.set_non_blocking(s1);
+    let on_s1 = w.enqueue(OpKind::Copy, 10, &[s1], &[dev], &[host]);
+    assert!(!w.ordered_before(on_s1, &[legacy]));
+    let on_legacy = w.enqueue(OpKind::Memset, 11, &[legacy], &[], &[scratch]);
+    assert!(!w.ordered_before(on_legacy, &[s1]));
+    assert!(w.ordered_before(on_legacy, &[legacy]), "one stream is ordered");
+}
+
+#[test]
+fn synchronizing_the_legacy_stream_waits_for_every_blocking_stream_but_not_non_blocking_ones() {
+    let Setup {
+        mut w,
+        host,
+        dev,
+        scratch,
+        s1,
+        s2,
+    } = setup();
+    let legacy = w.front.object("legacy");
+    w.machine.set_legacy(legacy);
+    w.machine.set_non_blocking(s2);
+    let on_s1 = w.enqueue(OpKind::Copy, 10, &[s1], &[dev], &[host]);
+    let on_s2 = w.enqueue(OpKind::Launch, 11, &[s2], &[scratch], &[scratch]);
+    w.sync_streams(&[legacy]);
+    assert!(!w.may_run(on_s1), "a blocking stream's work is done");
+    assert!(
+        w.may_run(on_s2) && w.must_run(on_s2),
+        "a non-blocking stream's work still runs"
+    );
+}

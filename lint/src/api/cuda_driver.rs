@@ -7,7 +7,7 @@
 //! stream does with blocking streams), which never reports on a guess.
 
 use super::Effect::*;
-use super::{Advice, ApiFamily, Dir, Effect, FreeKind, MemKind, ObjKind, RET, Target, f, handle};
+use super::{Advice, ApiFamily, Dir, Effect, FreeKind, LEGACY, MemKind, ObjKind, Target, f, handle};
 
 const fn copy_async(dst: u8, src: u8, dir: Dir, stream: u8) -> Effect {
     Copy {
@@ -25,7 +25,7 @@ const fn copy_blocking(dst: u8, src: u8, dir: Dir) -> Effect {
         dst,
         src,
         dir,
-        stream: RET,
+        stream: LEGACY,
         is_async: false,
     }
 }
@@ -72,8 +72,14 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(result!("device::get_attribute"), &[NoAccess]),
         f(result!("device::total_mem"), &[NoAccess]),
         f(result!("stream::null"), &[NoAccess]),
-        f(result!("stream::create"), &[New(STREAM)]),
-        f(result!("stream::create_with_priority"), &[New(STREAM)]),
+        f(
+            result!("stream::create"),
+            &[New(STREAM), NonBlocking { flags: Some(0) }],
+        ),
+        f(
+            result!("stream::create_with_priority"),
+            &[New(STREAM), NonBlocking { flags: Some(0) }],
+        ),
         f(result!("stream::synchronize"), &[SyncStream(0)]),
         f(result!("stream::destroy"), &[NoAccess]),
         f(
@@ -123,12 +129,12 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(
             result!("memset_d8_sync"),
             &[
+                SyncStream(LEGACY),
                 Memset {
                     dst: 0,
-                    stream: RET,
+                    stream: LEGACY,
                     is_async: false,
                 },
-                SyncContext,
             ],
         ),
         f(result!("memcpy_htod_async"), &[copy_async(0, 1, Dir::HostToDevice, 2)]),
@@ -143,15 +149,15 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f(
             result!("memcpy_htod_sync"),
-            &[copy_blocking(0, 1, Dir::HostToDevice), SyncContext],
+            &[SyncStream(LEGACY), copy_blocking(0, 1, Dir::HostToDevice)],
         ),
         f(
             result!("memcpy_dtoh_sync"),
-            &[copy_blocking(0, 1, Dir::DeviceToHost), SyncContext],
+            &[SyncStream(LEGACY), copy_blocking(0, 1, Dir::DeviceToHost)],
         ),
         f(
             result!("memcpy_dtod_sync"),
-            &[copy_blocking(0, 1, Dir::DeviceToDevice), SyncContext],
+            &[SyncStream(LEGACY), copy_blocking(0, 1, Dir::DeviceToDevice)],
         ),
         f(result!("mem_get_info"), &[NoAccess]),
         f(result!("module::load_data"), &[New(Target::Obj(ObjKind::Module))]),
@@ -243,17 +249,17 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("cuMemcpyPeerAsync", &[copy_async(0, 2, Dir::DeviceToDevice, 5)]),
         f(
             "cuMemcpyHtoD_v2",
-            &[copy_blocking(0, 1, Dir::HostToDevice), SyncContext],
+            &[SyncStream(LEGACY), copy_blocking(0, 1, Dir::HostToDevice)],
         ),
         f(
             "cuMemcpyDtoH_v2",
-            &[copy_blocking(0, 1, Dir::DeviceToHost), SyncContext],
+            &[SyncStream(LEGACY), copy_blocking(0, 1, Dir::DeviceToHost)],
         ),
         f(
             "cuMemcpyDtoD_v2",
-            &[copy_blocking(0, 1, Dir::DeviceToDevice), SyncContext],
+            &[SyncStream(LEGACY), copy_blocking(0, 1, Dir::DeviceToDevice)],
         ),
-        f("cuMemcpy", &[copy_blocking(0, 1, Dir::Infer), SyncContext]),
+        f("cuMemcpy", &[SyncStream(LEGACY), copy_blocking(0, 1, Dir::Infer)]),
         f(
             "cuMemsetD8Async",
             &[Memset {
@@ -281,48 +287,51 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(
             "cuMemsetD16_v2",
             &[
+                SyncStream(LEGACY),
                 Memset {
                     dst: 0,
-                    stream: RET,
+                    stream: LEGACY,
                     is_async: false,
                 },
-                SyncContext,
             ],
         ),
         // CUDA arrays are not memory the analysis follows: the host side is what matters.
         f(
             "cuMemcpyHtoA_v2",
-            &[copy_blocking(0, 2, Dir::HostToDevice), SyncContext],
+            &[SyncStream(LEGACY), copy_blocking(0, 2, Dir::HostToDevice)],
         ),
         f(
             "cuMemcpyAtoH_v2",
-            &[copy_blocking(0, 1, Dir::DeviceToHost), SyncContext],
+            &[SyncStream(LEGACY), copy_blocking(0, 1, Dir::DeviceToHost)],
         ),
         f(
             "cuMemsetD8_v2",
             &[
+                SyncStream(LEGACY),
                 Memset {
                     dst: 0,
-                    stream: RET,
+                    stream: LEGACY,
                     is_async: false,
                 },
-                SyncContext,
             ],
         ),
         f(
             "cuMemsetD32_v2",
             &[
+                SyncStream(LEGACY),
                 Memset {
                     dst: 0,
-                    stream: RET,
+                    stream: LEGACY,
                     is_async: false,
                 },
-                SyncContext,
             ],
         ),
         // Streams and events.
-        f("cuStreamCreate", &[out(0, STREAM)]),
-        f("cuStreamCreateWithPriority", &[out(0, STREAM)]),
+        f("cuStreamCreate", &[out(0, STREAM), NonBlocking { flags: Some(1) }]),
+        f(
+            "cuStreamCreateWithPriority",
+            &[out(0, STREAM), NonBlocking { flags: Some(1) }],
+        ),
         f("cuStreamSynchronize", &[SyncStream(0)]),
         f("cuStreamQuery", &[QueryStream(0)]),
         f("cuStreamDestroy_v2", &[NoAccess]),

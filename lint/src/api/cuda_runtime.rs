@@ -3,7 +3,7 @@
 //! `cuda_runtime_api.h`.
 
 use super::Effect::*;
-use super::{Advice, ApiFamily, Dir, Effect, FreeKind, MemKind, ObjKind, RET, Target, f, handle};
+use super::{Advice, ApiFamily, Dir, Effect, FreeKind, LEGACY, MemKind, ObjKind, Target, f, handle};
 
 const fn out(out: u8, target: Target) -> Effect {
     NewOut { out, target }
@@ -87,14 +87,14 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(
             "cudaMemcpy",
             &[
+                SyncStream(LEGACY),
                 Copy {
                     dst: 0,
                     src: 1,
                     dir: Dir::KindArg(3),
-                    stream: RET,
+                    stream: LEGACY,
                     is_async: false,
                 },
-                SyncContext,
             ],
         ),
         f(
@@ -118,18 +118,24 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(
             "cudaMemset",
             &[
+                SyncStream(LEGACY),
                 Memset {
                     dst: 0,
-                    stream: RET,
+                    stream: LEGACY,
                     is_async: false,
                 },
-                SyncContext,
             ],
         ),
         // Streams and events.
         f("cudaStreamCreate", &[out(0, STREAM)]),
-        f("cudaStreamCreateWithFlags", &[out(0, STREAM)]),
-        f("cudaStreamCreateWithPriority", &[out(0, STREAM)]),
+        f(
+            "cudaStreamCreateWithFlags",
+            &[out(0, STREAM), NonBlocking { flags: Some(1) }],
+        ),
+        f(
+            "cudaStreamCreateWithPriority",
+            &[out(0, STREAM), NonBlocking { flags: Some(1) }],
+        ),
         f("cudaStreamSynchronize", &[SyncStream(0)]),
         f("cudaStreamQuery", &[QueryStream(0)]),
         f("cudaStreamDestroy", &[NoAccess]),

@@ -25,6 +25,9 @@ use std::sync::OnceLock;
 pub type Arg = u8;
 /// The return value, where an [`Effect`] takes an argument position.
 pub const RET: Arg = u8::MAX;
+/// The legacy default stream (the null stream of the current context), where an [`Effect`]
+/// takes a stream argument: what blocking copies and memsets run on.
+pub const LEGACY: Arg = u8::MAX - 1;
 
 pub use cuda_lint_machine::{Advice, FreeKind, MemKind};
 
@@ -151,8 +154,15 @@ pub enum Effect {
     RegisterInPlace(Arg),
     /// Unregisters it (`cuMemHostUnregister`), which waits for the work using it.
     UnregisterInPlace(Arg),
-    /// The return value is the default stream of the context `Arg` (the same stream each time).
+    /// The return value is the default stream of the context `Arg` (the same stream each time):
+    /// the legacy default stream.
     DefaultStream(Arg),
+    /// The return value is the per-thread default stream of the context `Arg` (the same stream
+    /// each time: two handles of it are one stream); a blocking stream.
+    PerThreadStream(Arg),
+    /// The stream just made is non-blocking: always (`None`), or when the constant flags
+    /// argument has `CU_STREAM_NON_BLOCKING`/`cudaStreamNonBlocking` (1) set.
+    NonBlocking { flags: Option<Arg> },
     /// The return value is the primary context of the device whose ordinal is `Arg`: the
     /// same context for every call with the same constant ordinal.
     DeviceContext(Arg),

@@ -198,7 +198,6 @@ fn main() -> ExitCode {
         args.extend(
             [
                 "-Zcrate-attr=feature(register_tool)",
-                "-Zcrate-attr=feature(custom_inner_attributes)",
                 "-Zcrate-attr=register_tool(cuda_lint)",
                 "-Zcrate-attr=register_tool(cuda_lint_summary)",
                 "--cfg=cuda_lint",
@@ -208,11 +207,11 @@ fn main() -> ExitCode {
         );
         // rustc reuses a module's cached lint results (findings included) when nothing the
         // module's lints read changed; which driver produced them is not among those inputs. The
-        // crate's attributes are (every lint level depends on them): name the driver's build in one.
-        args.push(format!(
-            "-Zcrate-attr=cuda_lint_summary::driver(build = \"{}\")",
-            driver_build_id()
-        ));
+        // command line's `--cfg`s are (a changed one discards the incremental state): name the
+        // driver's build in one. (Not a crate attribute: a tool attribute at the crate root
+        // changes name resolution, and derive_more 2.1 or bindgen 0.72 then fail to compile.)
+        args.push(format!("--cfg=cuda_lint_build=\"{}\"", driver_build_id()));
+        args.push("--check-cfg=cfg(cuda_lint_build, values(any()))".to_string());
 
         // Under cargo, only the packages the user selected are linted (a dependency compiled
         // with `--cap-lints allow` would show nothing anyway).

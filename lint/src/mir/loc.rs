@@ -251,9 +251,10 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
         id
     }
 
-    /// The default stream of a context object: the same object each time it is asked for.
-    pub fn default_stream(&mut self, context: LocId) -> LocId {
-        let id = self.child(context, Proj::Field(u32::MAX));
+    /// The default stream of a context object, legacy or per-thread: the same object each time
+    /// it is asked for.
+    pub fn default_stream(&mut self, context: LocId, legacy: bool) -> LocId {
+        let id = self.child(context, Proj::Field(if legacy { u32::MAX } else { u32::MAX - 1 }));
         if id != context {
             self.data[id.0 as usize].kind = LocKind::Object(ObjKind::Stream);
         }

@@ -14,7 +14,7 @@ use super::{Cx, named, paths_suffix};
 use crate::diagnostic::{Child, Diagnostic, Finding, WaitFix};
 use crate::events::{Event, InFlight};
 use crate::memory::{Access, MemKind};
-use crate::ops::OpId;
+use crate::ops::{Op, OpId};
 use crate::regions::{Loc, LocSet};
 use crate::state::Ext;
 
@@ -160,8 +160,26 @@ fn reuse<S: Copy + PartialEq, X: Ext>(new: OpId, cx: &Cx<'_, S, X>, out: &mut Ve
         }
     }
     if let Some((other, l)) = found {
-        out.push(report(cx, Access::Reuse, l, other));
+        let mut finding = report(cx, Access::Reuse, l, other);
+        if legacy_apart(op, cx.machine.op(other), cx) {
+            finding.diagnostic.note(LEGACY_APART);
+        }
+        out.push(finding);
     }
+}
+
+/// Why work on the legacy default stream and on a non-blocking stream may overlap.
+const LEGACY_APART: &str = "the legacy default stream (the null stream: blocking copies such as \
+                            `cuMemcpyDtoH`/`cudaMemcpy` and memsets run there) does not wait for work on a \
+                            non-blocking stream (`CU_STREAM_NON_BLOCKING`, `cudaStreamNonBlocking`, every \
+                            stream cudarc's `new_stream` makes), nor does that stream wait for it";
+
+/// Whether one of two operations runs on the legacy default stream and the other only on
+/// non-blocking streams.
+fn legacy_apart<X: Ext>(a: &Op, b: &Op, cx: &Cx<'_, impl Copy + PartialEq, X>) -> bool {
+    let legacy = |o: &Op| !o.streams.is_empty() && o.streams.iter().all(|s| cx.machine.is_legacy(s));
+    let non_blocking = |o: &Op| !o.streams.is_empty() && o.streams.iter().all(|s| cx.machine.is_non_blocking(s));
+    (legacy(a) && non_blocking(b)) || (legacy(b) && non_blocking(a))
 }
 
 /// The finding: `access` to the memory at `l` while operation `op` may still use it.

@@ -127,14 +127,12 @@ pub static FAMILY: ApiFamily = ApiFamily {
             &[New(Target::Obj(ObjKind::Context)), context(ContextChange::New)],
         ),
         f(core!("CudaContext::default_stream"), &[DefaultStream(0)]),
-        f(
-            core!("CudaContext::per_thread_stream"),
-            &[New(Target::Obj(ObjKind::Stream))],
-        ),
+        f(core!("CudaContext::per_thread_stream"), &[PerThreadStream(0)]),
         f(
             core!("CudaContext::new_stream"),
             &[
                 New(Target::Obj(ObjKind::Stream)),
+                NonBlocking { flags: None },
                 StreamOfContext(0),
                 context(ContextChange::MoreStreams),
             ],
@@ -143,6 +141,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
             core!("CudaContext::new_stream_with_priority"),
             &[
                 New(Target::Obj(ObjKind::Stream)),
+                NonBlocking { flags: None },
                 StreamOfContext(0),
                 context(ContextChange::MoreStreams),
             ],
@@ -187,6 +186,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
             core!("CudaStream::fork"),
             &[
                 New(Target::Obj(ObjKind::Stream)),
+                NonBlocking { flags: None },
                 StreamOfContext(0),
                 context(ContextChange::MoreStreams),
                 StreamJoin { stream: RET, other: 0 },

@@ -292,11 +292,28 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     // cudarc gives a slice allocated while event tracking is off no events.
                     cudarc::allocated(&mut state.m, ret.iter().chain(last_new));
                 }
-                Effect::DefaultStream(a) => {
+                Effect::DefaultStream(a) | Effect::PerThreadStream(a) => {
+                    let legacy = matches!(effect, Effect::DefaultStream(_));
                     for ctx in self.objects(call, a, state).iter() {
-                        let stream = self.locs.default_stream(ctx);
+                        let stream = self.locs.default_stream(ctx, legacy);
                         self.attrs.entry(stream).or_default().contexts.insert(ctx);
+                        if legacy {
+                            self.machine.set_legacy(stream);
+                        }
                         ret.insert(stream);
+                    }
+                }
+                Effect::NonBlocking { flags } => {
+                    let non_blocking = match flags {
+                        None => true,
+                        Some(a) => self.const_int(call, a).is_some_and(|flags| flags & 1 == 1),
+                    };
+                    if non_blocking {
+                        for stream in ret.iter().chain(last_new) {
+                            if matches!(self.locs.kind(stream), LocKind::Object(ObjKind::Stream)) {
+                                self.machine.set_non_blocking(stream);
+                            }
+                        }
                     }
                 }
                 Effect::DeviceContext(a) => {
@@ -548,6 +565,14 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
+    /// The legacy default stream of the current context (one object for the whole analysis).
+    pub(super) fn legacy_stream(&mut self, span: Span) -> LocId {
+        let stream = self.locs.global(u32::MAX, Target::Obj(ObjKind::Stream), span);
+        self.locs.set_allocated(stream);
+        self.machine.set_legacy(stream);
+        stream
+    }
+
     /// Whether an argument is (a reference to) one of the tables' handle types, not plain data
     /// (a `&[T]`, a `Vec<T>`, a raw pointer).
     pub(super) fn arg_is_handle(&self, call: &CallSite<'_, 'tcx>, a: u8) -> bool {
@@ -574,6 +599,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 
     /// [`Self::objects`], where `RET` names what the call's effects returned so far.
     pub(super) fn objects_with(&mut self, call: &CallSite<'_, 'tcx>, a: u8, ret: &LocSet, state: &State) -> LocSet {
+        if a == LEGACY {
+            return LocSet::single(self.legacy_stream(call.span));
+        }
         let v = self.arg(call, a, ret);
         let mut d = self.derive(state, &v);
         d.retain(|l| {
@@ -589,21 +617,38 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// through the parameters of inlined helpers to the constants their callers pass; and
     /// whether it comes from a parameter of the function being linted, whose callers judge it.
     pub(super) fn const_strs(&self, call: &CallSite<'_, 'tcx>, a: u8) -> (Vec<Option<String>>, bool) {
+        match self.through_helpers(call, a, |body, op| {
+            const_strs_of(self.tcx, self.typing_env, body, op, 4)
+        }) {
+            (Some(strings), _) => (strings.into_iter().map(Some).collect(), false),
+            (None, from_caller) => (vec![None], from_caller),
+        }
+    }
+
+    /// What `eval` makes of argument `a`, followed through the parameters of inlined helpers to
+    /// what their callers pass; and whether it comes from a parameter of the function being
+    /// linted (its callers judge it).
+    fn through_helpers<T>(
+        &self,
+        call: &CallSite<'_, 'tcx>,
+        a: u8,
+        eval: impl Fn(&'a Body<'tcx>, &Operand<'tcx>) -> Option<T>,
+    ) -> (Option<T>, bool) {
         let Some(mut op) = call.args.get(a as usize).map(|op| &op.node) else {
-            return (vec![None], false);
+            return (None, false);
         };
         let mut f = call.f;
         for _ in 0..=MAX_INLINE_DEPTH {
             let frame = &self.frames[f.0 as usize];
-            if let Some(strings) = const_strs_of(self.tcx, self.typing_env, frame.body, op, 4) {
-                return (strings.into_iter().map(Some).collect(), false);
+            if let Some(found) = eval(frame.body, op) {
+                return (Some(found), false);
             }
             let Some(param) = param_source(frame.body, op, 4) else {
                 break;
             };
             let (Some(parent), Some(bb)) = (frame.parent, frame.called_at) else {
                 // A parameter of the function being linted.
-                return (vec![None], true);
+                return (None, true);
             };
             // A closure's parameters are untupled from its call's arguments: not followed.
             if self.tcx.is_closure_like(frame.def_id) {
@@ -620,7 +665,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             op = &arg.node;
             f = parent;
         }
-        (vec![None], false)
+        (None, false)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -671,9 +716,22 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 matches!(self.locs.kind(l), LocKind::Data(MemKind::Pageable))
                     && !state.m.registered_may.contains(self.locs.data_root(l))
             });
+        // A blocking copy returns once it is done, but one from pageable memory to the device
+        // returns once the data is staged: the DMA to the device may still run on its stream.
+        let staged = !is_async
+            && dir == Dir::HostToDevice
+            && !src_data.is_empty()
+            && src_data.iter().all(|l| !self.can_be_in_flight(l, state));
         self.enqueue(call, OpKind::Copy, streams.clone(), reads, writes, state);
-        if into_pageable {
+        if into_pageable || (!is_async && !staged) {
             self.machine.sync_streams(&mut state.m, &streams);
+        }
+        if staged && let Some(&id) = self.op_index.get(&(call.f, call.bb)) {
+            self.machine.add_note(
+                id,
+                "a blocking copy from pageable memory returns once the data is staged; the DMA to \
+                 the device may still run (CUDA's API synchronization behavior)",
+            );
         }
     }
 
@@ -710,12 +768,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 
     /// The constant integer an argument is (an enum's discriminant included), if it is one.
     pub(super) fn const_int(&self, call: &CallSite<'_, 'tcx>, a: u8) -> Option<u128> {
-        let body = self.frames[call.f.0 as usize].body;
-        let op = &call.args.get(a as usize)?.node;
-        let values = const_values_of(self.tcx, self.typing_env, body, op, 4, &|tcx, env, c| {
-            c.const_.try_eval_scalar_int(tcx, env).map(|i| i.to_bits_unchecked())
-        })?;
-        match values.as_slice() {
+        let eval = |body: &'a Body<'tcx>, op: &Operand<'tcx>| {
+            const_values_of(self.tcx, self.typing_env, body, op, 4, &|tcx, env, c| {
+                c.const_.try_eval_scalar_int(tcx, env).map(|i| i.to_bits_unchecked())
+            })
+        };
+        match self.through_helpers(call, a, eval).0?.as_slice() {
             [one] => Some(*one),
             _ => None,
         }

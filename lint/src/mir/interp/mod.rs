@@ -27,7 +27,7 @@ use super::loc::{FrameId, LocId, LocKind, LocSet, Locs, Proj, Root};
 use super::resolve::Resolver;
 use super::state::State;
 use crate::api::cudarc_safe::{CudarcEffect, model as cudarc};
-use crate::api::{ApiFamily, Dir, Effect, FreeKind, MemKind, ObjKind, RET, Target};
+use crate::api::{ApiFamily, Dir, Effect, FreeKind, LEGACY, MemKind, ObjKind, RET, Target};
 use cuda_lint_cuda_source::{Fence, kernel_fence};
 use cuda_lint_machine::{Access, Event, InFlight, Kernel, Machine, OpId, OpKind, OpSet, Origin, Region};
 

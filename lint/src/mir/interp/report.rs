@@ -78,8 +78,16 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             Some((call_span, ..)) if frame != f => *call_span,
             _ => site,
         };
+        // Blocking calls run on the legacy default stream, which has no name in the code.
+        let on_legacy =
+            stream.is_none() && !info.streams.is_empty() && info.streams.iter().all(|s| self.machine.is_legacy(s));
+        let what = match info.kind {
+            OpKind::Copy if on_legacy => "copy on the legacy default stream",
+            OpKind::Memset if on_legacy => "memset on the legacy default stream",
+            kind => kind.describe(),
+        };
         InFlight {
-            what: info.kind.describe(),
+            what,
             span,
             stream,
             advice: info.advice,
@@ -189,6 +197,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             },
             Some((parent, Proj::Deref | Proj::Inside)) => self.path_name(parent),
             Some((parent, Proj::Index)) => self.path_name(parent).map(|p| format!("{p}[..]")),
+            // A context's default streams are no field of it: the variable holding one names it.
+            Some((_, Proj::Field(i))) if i >= u32::MAX - 1 => None,
             Some((parent, Proj::Field(i) | Proj::Variant(_, i))) => {
                 let base = self.path_name(parent)?;
                 let pty = self.locs.get(parent).ty.map(|t| t.peel_refs());
