@@ -22,8 +22,11 @@ TOOLCHAIN="nightly-2026-05-28"
 mkdir -p "$WORK"
 
 echo "== building cargo-cuda-lint (release)"
-cargo +"$TOOLCHAIN" build --release --quiet -p cuda-lint
-LINT="$ROOT/target/release/cargo-cuda-lint"
+# SPEED_LINT_TARGET_DIR: where the lint is built (default target/; lintcheck's
+# /tmp/target-lintcheck shares its compiled dependencies).
+LINT_TARGET="${SPEED_LINT_TARGET_DIR:-$ROOT/target}"
+CARGO_TARGET_DIR="$LINT_TARGET" cargo +"$TOOLCHAIN" build --release --quiet -p cuda-lint
+LINT="$LINT_TARGET/release/cargo-cuda-lint"
 
 echo "== preparing the crates"
 python3 "$ROOT/lint/benches/speed/gen_crate.py" "$WORK/generated" --lines 100000 --cuda-percent 3
