@@ -39,6 +39,17 @@ declare_lint! {
     /// 5 runs stale on an H200); so does any work enqueued through a raw pointer after the guard
     /// of `device_ptr` was dropped. Those are reported; what cudarc orders is not.
     ///
+    /// cudarc records events only on its own types: a copy given a plain slice
+    /// (`pinned.as_slice()?`, `&mut [T]`) records none on it, and a launch given a raw device
+    /// pointer (`x.device_ptr(&s).0`) records none on that memory, so the slice's accessors, its
+    /// drop and other streams do not wait for that work (vortex PRs #6673 and #7980).
+    ///
+    /// Blocking copies (`cuMemcpyDtoH`, `cudaMemcpy`, cudarc's `memcpy_*_sync`) and memsets run
+    /// on the legacy default stream, which does not wait for non-blocking streams
+    /// (`CU_STREAM_NON_BLOCKING`, `cudaStreamNonBlocking`, every stream cudarc's `new_stream`
+    /// makes), nor they for it; and a blocking copy from pageable memory returns once the data is
+    /// staged, before it reaches the device (vortex PR #6157, RustaCUDA #41).
+    ///
     /// `cargo cuda-lint --fix` inserts `stream.synchronize()?;` before the access where that is
     /// certain to compile (the function returns a `Result` that takes the stream's error).
     ///
@@ -48,7 +59,9 @@ declare_lint! {
     /// query (`cuEventQuery`, `cuStreamQuery`, `event.is_complete()`, `stream.query()`) is taken
     /// as a wait, since programs poll it until the work is done: an access made after a query
     /// that said "not ready" is not reported. A wrapper the analysis cannot see into hides what
-    /// it does unless it carries an effect attribute or a `cuda-lint.toml` entry.
+    /// it does unless it carries an effect attribute or a `cuda-lint.toml` entry. A stream whose
+    /// flags are not a constant here (a parameter, a stream made elsewhere) is taken as blocking,
+    /// and the null stream passed as a value (`stream = 0`) as unknown: neither is reported.
     ///
     /// ### Example
     /// ```rust,ignore
