@@ -88,7 +88,7 @@ fn fires_buffer_behind_a_plan_struct_dropped(ctx: &Arc<CudaContext>, f: &CudaFun
     worker.synchronize()
 }
 
-fn near_miss_the_pinned_slice_itself_records_its_event() -> Result<(), DriverError> {
+fn ok_the_pinned_slice_itself_records_its_event() -> Result<(), DriverError> {
     let ctx = CudaContext::new(0)?;
     let upload = ctx.new_stream()?;
     let _other = ctx.new_stream()?;
@@ -100,7 +100,7 @@ fn near_miss_the_pinned_slice_itself_records_its_event() -> Result<(), DriverErr
     upload.synchronize()
 }
 
-fn near_miss_plain_slice_copy_then_synchronize() -> Result<(), DriverError> {
+fn ok_plain_slice_copy_then_synchronize() -> Result<(), DriverError> {
     let ctx = CudaContext::new(0)?;
     let upload = ctx.new_stream()?;
     let _other = ctx.new_stream()?;
@@ -112,7 +112,7 @@ fn near_miss_plain_slice_copy_then_synchronize() -> Result<(), DriverError> {
     Ok(())
 }
 
-fn near_miss_readback_into_the_pinned_slice_itself() -> Result<f32, DriverError> {
+fn ok_readback_into_the_pinned_slice_itself() -> Result<f32, DriverError> {
     let ctx = CudaContext::new(0)?;
     let stream = ctx.new_stream()?;
     let _other = ctx.new_stream()?;
@@ -123,7 +123,7 @@ fn near_miss_readback_into_the_pinned_slice_itself() -> Result<f32, DriverError>
     Ok(first)
 }
 
-fn near_miss_raw_pointer_launch_on_the_owning_stream(ctx: &Arc<CudaContext>, f: &CudaFunction) -> Result<(), DriverError> {
+fn ok_raw_pointer_launch_on_the_owning_stream(ctx: &Arc<CudaContext>, f: &CudaFunction) -> Result<(), DriverError> {
     let owner = ctx.new_stream()?;
     let _other = ctx.new_stream()?;
     let buf = owner.alloc_zeros::<f32>(N)?;
@@ -136,7 +136,7 @@ fn near_miss_raw_pointer_launch_on_the_owning_stream(ctx: &Arc<CudaContext>, f: 
     owner.synchronize()
 }
 
-fn near_miss_raw_pointer_launch_synchronized(ctx: &Arc<CudaContext>, f: &CudaFunction) -> Result<(), DriverError> {
+fn ok_raw_pointer_launch_synchronized(ctx: &Arc<CudaContext>, f: &CudaFunction) -> Result<(), DriverError> {
     let owner = ctx.new_stream()?;
     let worker = ctx.new_stream()?;
     let buf = owner.alloc_zeros::<f32>(N)?;
@@ -149,7 +149,7 @@ fn near_miss_raw_pointer_launch_synchronized(ctx: &Arc<CudaContext>, f: &CudaFun
     Ok(())
 }
 
-fn near_miss_guard_kept_until_after_the_launch(ctx: &Arc<CudaContext>, f: &CudaFunction) -> Result<(), DriverError> {
+fn ok_guard_kept_until_after_the_launch(ctx: &Arc<CudaContext>, f: &CudaFunction) -> Result<(), DriverError> {
     let owner = ctx.new_stream()?;
     let worker = ctx.new_stream()?;
     let buf = owner.alloc_zeros::<f32>(N)?;
@@ -163,7 +163,7 @@ fn near_miss_guard_kept_until_after_the_launch(ctx: &Arc<CudaContext>, f: &CudaF
     worker.synchronize()
 }
 
-fn near_miss_owner_joins_the_worker(ctx: &Arc<CudaContext>, f: &CudaFunction) -> Result<(), DriverError> {
+fn ok_owner_joins_the_worker(ctx: &Arc<CudaContext>, f: &CudaFunction) -> Result<(), DriverError> {
     let owner = ctx.new_stream()?;
     let worker = ctx.new_stream()?;
     let buf = owner.alloc_zeros::<f32>(N)?;
@@ -176,7 +176,7 @@ fn near_miss_owner_joins_the_worker(ctx: &Arc<CudaContext>, f: &CudaFunction) ->
     owner.synchronize()
 }
 
-fn near_miss_the_dropped_buffer_was_passed_as_a_slice(
+fn ok_the_dropped_buffer_was_passed_as_a_slice(
     ctx: &Arc<CudaContext>,
     f: &CudaFunction,
 ) -> Result<(), DriverError> {

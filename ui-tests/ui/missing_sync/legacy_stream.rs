@@ -78,7 +78,7 @@ fn fires_cudarc_sync_readback_of_a_slice_on_a_new_stream(ctx: &Arc<CudaContext>)
     Ok(out)
 }
 
-fn fires_upload_through_a_helper_then_a_launch_on_a_cudarc_stream(
+fn ok_upload_then_a_launch_on_a_stream_given_as_a_parameter(
     stream: &Arc<CudaStream>,
     f: &CudaFunction,
     host: Vec<f32>,
@@ -94,7 +94,7 @@ fn fires_upload_through_a_helper_then_a_launch_on_a_cudarc_stream(
     stream.synchronize()
 }
 
-fn near_miss_blocking_readback_of_a_blocking_streams_memset(out: &mut [f32]) {
+fn ok_blocking_readback_of_a_blocking_streams_memset(out: &mut [f32]) {
     unsafe {
         let s = driver_stream(0); // the legacy stream waits for it
         let d = driver_buffer();
@@ -103,7 +103,7 @@ fn near_miss_blocking_readback_of_a_blocking_streams_memset(out: &mut [f32]) {
     }
 }
 
-fn near_miss_non_blocking_stream_synchronized_first(out: &mut [f32]) {
+fn ok_non_blocking_stream_synchronized_first(out: &mut [f32]) {
     unsafe {
         let s = driver_stream(1);
         let d = driver_buffer();
@@ -113,7 +113,7 @@ fn near_miss_non_blocking_stream_synchronized_first(out: &mut [f32]) {
     }
 }
 
-fn near_miss_async_readback_on_the_same_non_blocking_stream(out: &mut [f32]) {
+fn ok_async_readback_on_the_same_non_blocking_stream(out: &mut [f32]) {
     unsafe {
         let s = driver_stream(1);
         let d = driver_buffer();
@@ -123,7 +123,7 @@ fn near_miss_async_readback_on_the_same_non_blocking_stream(out: &mut [f32]) {
     }
 }
 
-fn near_miss_kernel_on_a_blocking_stream_after_a_pageable_upload(f: CUfunction) {
+fn ok_kernel_on_a_blocking_stream_after_a_pageable_upload(f: CUfunction) {
     unsafe {
         let s = driver_stream(0);
         let mut d = driver_buffer();
@@ -135,7 +135,7 @@ fn near_miss_kernel_on_a_blocking_stream_after_a_pageable_upload(f: CUfunction) 
     }
 }
 
-fn near_miss_pinned_upload_is_done_when_it_returns(f: CUfunction) {
+fn ok_pinned_upload_is_done_when_it_returns(f: CUfunction) {
     unsafe {
         let s = driver_stream(1);
         let mut d = driver_buffer();
@@ -149,7 +149,7 @@ fn near_miss_pinned_upload_is_done_when_it_returns(f: CUfunction) {
     }
 }
 
-fn near_miss_cuda_memcpy_after_a_default_flags_stream(out: &mut [f32]) {
+fn ok_cuda_memcpy_after_a_default_flags_stream(out: &mut [f32]) {
     unsafe {
         let mut s: cudaStream_t = null_mut();
         rt::cudaStreamCreateWithFlags(&mut s, 0); // cudaStreamDefault: blocking
@@ -160,7 +160,7 @@ fn near_miss_cuda_memcpy_after_a_default_flags_stream(out: &mut [f32]) {
     }
 }
 
-fn near_miss_flags_not_known_here(flags: u32, out: &mut [f32]) {
+fn ok_flags_not_known_here(flags: u32, out: &mut [f32]) {
     unsafe {
         let s = driver_stream(flags);
         let d = driver_buffer();
@@ -170,7 +170,7 @@ fn near_miss_flags_not_known_here(flags: u32, out: &mut [f32]) {
 }
 
 // Two handles of one per-thread default stream are one stream.
-fn near_miss_two_handles_of_the_per_thread_stream(ctx: &Arc<CudaContext>) -> Result<(), DriverError> {
+fn ok_two_handles_of_the_per_thread_stream(ctx: &Arc<CudaContext>) -> Result<(), DriverError> {
     let _other = ctx.new_stream()?;
     let a = ctx.per_thread_stream();
     let b = ctx.per_thread_stream();
