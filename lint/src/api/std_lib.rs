@@ -21,15 +21,7 @@ const fn pageable(path: &'static str) -> ApiType {
 pub static FAMILY: ApiFamily = ApiFamily {
     name: "std",
     // The standard library enqueues no GPU work: nothing is reported about its calls.
-    advice: Advice {
-        pinned: "",
-        sync_stream: "",
-        order_streams: "",
-        copy_to_host: "",
-        copy_to_device: "",
-        sync_statement: None,
-        error_type: "",
-    },
+    advice: Advice::NONE,
     crates: &["core", "alloc", "std"],
     functions: &[
         // Rust's global allocator: pageable host memory, like `malloc`'s.
