@@ -88,6 +88,10 @@ pub enum Effect {
     Read(Arg),
     /// Stores `value` as an element of the collection `vec` points to (`Vec::push`).
     Push { vec: Arg, value: Arg },
+    /// The return value is an element taken out of the collection `Arg` points to
+    /// (`Vec::pop`): what the elements refer to, not the collection's own memory (a pool's
+    /// `Vec<*mut T>` of pinned buffers hands out pinned buffers).
+    Element(Arg),
     /// The return value is the argument values moved through (`?`, `unwrap`, `into`).
     Transparent,
     /// Touches no memory contents (lengths, sizes, pointers as numbers).

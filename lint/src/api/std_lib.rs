@@ -144,6 +144,22 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("core::iter::traits::iterator::Iterator::next", &[Contents(0), Read(0)]),
         // Collections: a pushed value becomes an element.
         f("alloc::vec::Vec::push", &[Push { vec: 0, value: 1 }]),
+        f("alloc::vec::Vec::insert", &[Push { vec: 0, value: 2 }]),
+        f(
+            "alloc::collections::vec_deque::VecDeque::push_back",
+            &[Push { vec: 0, value: 1 }],
+        ),
+        f(
+            "alloc::collections::vec_deque::VecDeque::push_front",
+            &[Push { vec: 0, value: 1 }],
+        ),
+        // ... and an element taken out is what was pushed (a pool hands its buffers out again).
+        f("alloc::vec::Vec::pop", &[Element(0)]),
+        f("alloc::vec::Vec::remove", &[Element(0)]),
+        f("alloc::vec::Vec::swap_remove", &[Element(0)]),
+        f("alloc::collections::vec_deque::VecDeque::pop_front", &[Element(0)]),
+        f("alloc::collections::vec_deque::VecDeque::pop_back", &[Element(0)]),
+        f("alloc::collections::vec_deque::VecDeque::remove", &[Element(0)]),
         // Drops and swaps.
         f("core::mem::drop", &[DropArg(0)]),
         f("core::mem::swap", &[Swap(0, 1)]),

@@ -223,7 +223,9 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
         let kind = match (parent_kind, proj) {
             // A handle stored in memory (a `Vec<PinnedBuffer<T>>`'s element) is a handle.
             _ if let Some(target) = ty.and_then(|t| self.rs.role(t)) => LocKind::Handle(target),
-            (LocKind::Data(k), _) => LocKind::Data(k),
+            // Part of memory is that memory; what a pointer stored in it points at is not (a
+            // pool's `Vec<*mut f32>` of pinned buffers is pageable, its buffers are not).
+            (LocKind::Data(k), p) if p != Proj::Deref || ty.is_none() => LocKind::Data(k),
             (LocKind::Handle(Target::Mem(k)), Proj::Deref) => LocKind::Data(k),
             (LocKind::Handle(Target::Obj(o)), Proj::Deref) => LocKind::Object(o),
             (LocKind::Object(o), _) => LocKind::Object(o),

@@ -186,6 +186,20 @@ impl<'tcx> Resolver<'tcx> {
             .and_then(|r| r.on_drop)
     }
 
+    /// Whether `ty` is a type of the crate whose own `impl Drop` uses the CUDA API (a wrapper
+    /// that frees its buffer, on a stream or not): dropping one runs it.
+    pub fn has_user_drop(&self, ty: Ty<'tcx>) -> bool {
+        let ty::Adt(def, _) = ty.kind() else {
+            return false;
+        };
+        def.did().is_local()
+            && self
+                .tcx
+                .adt_destructor(def.did())
+                .and_then(|dtor| dtor.did.as_local())
+                .is_some_and(|dtor| self.touches_cuda(dtor))
+    }
+
     pub fn is_cuda_crate(&self, krate: CrateNum) -> bool {
         if let Some(&cached) = self.cuda_crates.borrow().get(&krate) {
             return cached;
@@ -202,10 +216,13 @@ impl<'tcx> Resolver<'tcx> {
         }
         let mentions = self.walk_mentions_cuda(ty);
         // What a local function's type says depends on the bodies being visited (recursion
-        // answers `false` for now): only the other types are remembered.
-        let local_fn = ty.walk().any(
-            |arg| matches!(arg.as_type().map(Ty::kind), Some(ty::FnDef(d, _) | ty::Closure(d, _)) if d.is_local()),
-        );
+        // answers `false` for now), as does a local type with its own `Drop` (its body): only
+        // the other types are remembered.
+        let local_fn = ty.walk().any(|arg| {
+            matches!(arg.as_type().map(Ty::kind), Some(ty::FnDef(d, _) | ty::Closure(d, _)) if d.is_local())
+                || matches!(arg.as_type().map(Ty::kind),
+                    Some(ty::Adt(def, _)) if def.did().is_local() && self.tcx.adt_destructor(def.did()).is_some())
+        });
         if !local_fn {
             self.mentions.borrow_mut().insert(ty, mentions);
         }
@@ -227,9 +244,11 @@ impl<'tcx> Resolver<'tcx> {
             let Some(t) = arg.as_type() else { return false };
             match t.kind() {
                 // (Pageable owners, `Vec` and friends, are the standard library's.)
-                ty::Adt(..) => self
-                    .role(t)
-                    .is_some_and(|r| r != Target::Mem(crate::api::MemKind::Pageable)),
+                ty::Adt(..) => {
+                    self.role(t)
+                        .is_some_and(|r| r != Target::Mem(crate::api::MemKind::Pageable))
+                        || self.has_user_drop(t)
+                }
                 ty::FnDef(def_id, _) => {
                     self.is_cuda_api(*def_id) || def_id.as_local().is_some_and(|local| self.touches_cuda(local))
                 }

@@ -87,6 +87,30 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     }
                     ret.union_with(&self.narrow(state, &contents, ret_ty));
                 }
+                Effect::Element(a) => {
+                    // What was pushed, where this body saw it; otherwise an element made
+                    // elsewhere (a parameter's queue): a handle of its type, or unknown memory.
+                    let mut elements = LocSet::new();
+                    let mut unseen = false;
+                    for collection in self.data_arg(call, a, &ret, state).iter() {
+                        let element = self.locs.child(collection, Proj::Index);
+                        match state.values.get(&element) {
+                            Some(stored) => {
+                                elements.union_with(stored);
+                            }
+                            None => unseen = true,
+                        }
+                    }
+                    let handle = peel_result(ret_ty);
+                    if unseen && let Some(Target::Mem(kind)) = self.rs.role(handle) {
+                        let ty = self.locs.target_ty(handle);
+                        elements.insert(
+                            self.locs
+                                .fresh(f, call.bb, which as u8, Target::Mem(kind), call.span, ty),
+                        );
+                    }
+                    ret.union_with(&self.narrow(state, &elements, ret_ty));
+                }
                 Effect::Read(a) => {
                     let v = self.arg(call, a, &ret);
                     let mut data = self.reach(state, &v, 2);
@@ -167,8 +191,15 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     if let Some(arg) = call.args.get(a as usize) {
                         let body = self.frames[f.0 as usize].body;
                         let ty = self.instantiate(f, arg.node.ty(&body.local_decls, self.tcx));
-                        let vals = call.argvals[a as usize].clone();
-                        self.drop_value(f, ty, &vals, call.si, state);
+                        // `drop(x)` of a place: dropped where it lies (its fields, a `Drop` impl
+                        // of the crate); of a computed value: the memory it holds.
+                        match self.arg_place_loc(f, &arg.node, state) {
+                            Some(loc) => self.drop_at(f, call.bb, ty, &LocSet::single(loc), call.si, state, 0),
+                            None => {
+                                let vals = call.argvals[a as usize].clone();
+                                self.drop_value(f, ty, &vals, call.si, state);
+                            }
+                        }
                     }
                 }
                 Effect::Swap(a, b) => {
@@ -956,17 +987,50 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         self.emit(call.f, call.span, call.si, event, state);
     }
 
-    pub(super) fn drop_place(&mut self, f: FrameId, place: Place<'tcx>, si: SourceInfo, state: &mut State) {
+    pub(super) fn drop_place(
+        &mut self,
+        f: FrameId,
+        bb: BasicBlock,
+        place: Place<'tcx>,
+        si: SourceInfo,
+        state: &mut State,
+    ) {
         let body = self.frames[f.0 as usize].body;
         let ty = self.instantiate(f, place.ty(&body.local_decls, self.tcx).ty);
         let locs = self.place(f, place, state);
-        let mut vals = LocSet::new();
-        for l in locs.iter() {
-            vals.union_with(&self.read_value(state, l));
-        }
+        self.drop_at(f, bb, ty, &locs, si, state, 0);
+    }
+
+    /// Drops the value of type `ty` held at `locs`, as drop glue does: a type the tables know
+    /// frees what it owns; a type of the crate with its own `Drop` impl runs it (inline, with
+    /// `self` pointing at `locs`); then the fields are dropped, each the same way. Nested
+    /// fields are followed [`MAX_DROP_NESTING`] deep.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn drop_at(
+        &mut self,
+        f: FrameId,
+        bb: BasicBlock,
+        ty: Ty<'tcx>,
+        locs: &LocSet,
+        si: SourceInfo,
+        state: &mut State,
+        nesting: u32,
+    ) {
         if self.rs.role(ty).is_some() {
+            let mut vals = LocSet::new();
+            for l in locs.iter() {
+                vals.union_with(&self.read_value(state, l));
+            }
             self.drop_value(f, ty, &vals, si, state);
             return;
+        }
+        if nesting >= MAX_DROP_NESTING {
+            return;
+        }
+        if self.rs.has_user_drop(ty)
+            && let Some(dtor) = self.user_drop_instance(ty)
+        {
+            self.run_user_drop(f, bb, dtor, locs, si, state);
         }
         // Drop glue drops the fields (of a struct, or of a tuple: `let (ptr, _) = ..` drops
         // the guard it does not bind at once).
@@ -980,18 +1044,54 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             ty::Tuple(tys) => tys.iter().collect(),
             _ => Vec::new(),
         };
-        {
-            for (i, fty) in fields.into_iter().enumerate() {
-                if self.rs.role(fty).is_some() {
-                    let mut fvals = LocSet::new();
-                    for l in locs.iter() {
-                        let child = self.locs.child(l, Proj::Field(i as u32));
-                        fvals.union_with(&self.read_value(state, child));
-                    }
-                    self.drop_value(f, fty, &fvals, si, state);
-                }
+        for (i, fty) in fields.into_iter().enumerate() {
+            // Only what may hold CUDA memory or run a crate's `Drop`: a type the tables know,
+            // or a struct or tuple of the crate's (another crate's `Vec` frees host memory).
+            let may_matter = self.rs.role(fty).is_some()
+                || matches!(fty.kind(), ty::Tuple(_))
+                || matches!(fty.kind(), ty::Adt(def, _) if def.did().is_local());
+            if !may_matter {
+                continue;
             }
+            let mut children = LocSet::new();
+            for l in locs.iter() {
+                children.insert(self.locs.child(l, Proj::Field(i as u32)));
+            }
+            self.drop_at(f, bb, fty, &children, si, state, nesting + 1);
         }
+    }
+
+    /// The `Drop::drop` of a type of the crate, for this type's arguments.
+    fn user_drop_instance(&self, ty: Ty<'tcx>) -> Option<Instance<'tcx>> {
+        let drop_trait = self.tcx.lang_items().drop_trait()?;
+        let method = *self.tcx.associated_item_def_ids(drop_trait).first()?;
+        self.resolve_instance(method, self.tcx.mk_args(&[ty.into()]))
+    }
+
+    /// Runs a crate's `impl Drop` (`dtor`, resolved for the dropped type) as a call made at the
+    /// drop: `self` points at the dropped value. A free on a deallocator stream inside it is
+    /// seen where the value is dropped.
+    fn run_user_drop(
+        &mut self,
+        f: FrameId,
+        bb: BasicBlock,
+        dtor: Instance<'tcx>,
+        locs: &LocSet,
+        si: SourceInfo,
+        state: &mut State,
+    ) {
+        let call = CallSite {
+            f,
+            bb,
+            si,
+            span: si.span,
+            args: &[],
+            argvals: &[],
+            derefs_raw: false,
+        };
+        let bindings = [(1, locs.clone(), None)];
+        // A `Drop` impl that cannot be run here (too deep, recursive) changes nothing.
+        let _ = self.inline_body(&call, dtor.def_id(), Some(dtor.args), &bindings, state);
     }
 
     /// Drops a handle of type `ty` whose value is `vals` (the memory it owns).

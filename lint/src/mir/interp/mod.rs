@@ -40,6 +40,8 @@ mod report;
 pub const MAX_INLINE_DEPTH: u32 = 3;
 /// Helpers with more statements than this are treated as unknown calls.
 const MAX_INLINE_STATEMENTS: usize = 4000;
+/// How deep drop glue is followed into fields of fields (each level may run a `Drop` impl).
+const MAX_DROP_NESTING: u32 = 4;
 /// Array literals up to this length keep their elements apart (see `Rvalue::Aggregate`).
 const MAX_ARRAY_SLOTS: usize = 32;
 /// Statements interpreted per analysed body, inlined calls included, before giving up on it
@@ -304,7 +306,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 self.call(f, bb, term.source_info, *fn_span, func, args, ret, state);
                 return Next::Return;
             }
-            TerminatorKind::Drop { place, .. } => self.drop_place(f, *place, term.source_info, state),
+            TerminatorKind::Drop { place, .. } => self.drop_place(f, bb, *place, term.source_info, state),
             TerminatorKind::InlineAsm { operands, .. } => {
                 for op in operands {
                     if let mir::InlineAsmOperand::In { value, .. } = op {
