@@ -257,17 +257,17 @@ impl Machine {
     /// Two different mappings (one from each list) of the same physical allocation.
     pub fn alias_pair(&self, a: &[Loc], b: &[Loc], regions: &dyn Regions) -> Option<(Loc, Loc)> {
         for &x in a {
-            let rx = regions.root(x);
+            let rx = regions.mapping(x);
             // A mapping of unknown origin (a parameter) can be paired with nothing.
             let Some(px) = regions.physical(rx) else {
                 continue;
             };
             for &y in b {
-                let ry = regions.root(y);
+                let ry = regions.mapping(y);
                 if rx == ry {
                     continue;
                 }
-                if regions.physical(ry).is_some_and(|py| px.intersects(py)) {
+                if regions.physical(ry).is_some_and(|py| px.intersects(&py)) {
                     return Some((rx, ry));
                 }
             }

@@ -28,7 +28,13 @@ pub trait Regions {
     fn overlaps(&self, a: Loc, b: Loc) -> bool;
     /// The whole allocation `l` is part of (itself if it is one).
     fn root(&self, l: Loc) -> Loc;
-    /// The physical allocations the VMM mapping whose root is `mapping` maps; `None` when not
-    /// known (a mapping from a parameter), which pairs it with nothing.
-    fn physical(&self, mapping: Loc) -> Option<&LocSet>;
+    /// The VMM mapping `l` is part of: its whole reservation, or the view of it at an offset
+    /// (a mirrored ring buffer maps one allocation at `base` and at `base + size` of one
+    /// reservation: two mappings). The same as [`Regions::root`] where views are not told apart.
+    fn mapping(&self, l: Loc) -> Loc {
+        self.root(l)
+    }
+    /// The physical allocations the VMM mapping `mapping` (see [`Regions::mapping`]) maps;
+    /// `None` when not known (a mapping from a parameter), which pairs it with nothing.
+    fn physical(&self, mapping: Loc) -> Option<LocSet>;
 }

@@ -45,7 +45,14 @@ pub enum Proj {
     /// The value of another type a wrapper holds (the `Vec` inside a `Mutex<Vec<_>>`), as
     /// reached through `Deref` of a guard or a smart pointer.
     Inside,
+    /// The memory this many bytes (or elements: as the program added) past the start of a VMM
+    /// reservation: a view that may be mapped on its own (`cuMemMap(base + size, ..)`), which
+    /// the program reaches by address arithmetic. [`OFFSET_ANY`]: an offset not known.
+    Offset(u64),
 }
+
+/// [`Proj::Offset`] by an amount not known where it is added (`base + self.size`).
+pub const OFFSET_ANY: u64 = u64::MAX;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum LocKind {
@@ -253,6 +260,57 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
         id
     }
 
+    /// The view `delta` past `l` (see [`Proj::Offset`]; `None`: by an amount not known), for a
+    /// VMM reservation or a view of one; `l` itself for other memory.
+    pub fn offset_view(&mut self, l: LocId, delta: Option<u64>) -> LocId {
+        if delta == Some(0) || self.kind(l) != LocKind::Data(MemKind::VmmMapping) {
+            return l;
+        }
+        let (base, at) = match self.get(l).parent {
+            Some((parent, Proj::Offset(at))) => (parent, at),
+            // A part of the reservation reached otherwise (a field, an element) stays as is.
+            Some(_) if self.data_root(l) != l => return l,
+            _ => (l, 0),
+        };
+        let at = match delta {
+            Some(d) if at != OFFSET_ANY => at.wrapping_add(d),
+            _ => OFFSET_ANY,
+        };
+        if at == 0 {
+            base
+        } else {
+            self.child(base, Proj::Offset(at))
+        }
+    }
+
+    /// The VMM mapping `l` is part of (see `Regions::mapping`): the view of its reservation at
+    /// an offset, or the whole reservation.
+    pub fn mapping_view(&self, l: LocId) -> LocId {
+        let root = self.data_root(l);
+        let mut cur = l;
+        while let Some((parent, proj)) = self.get(cur).parent {
+            if parent == root {
+                return if matches!(proj, Proj::Offset(_)) { cur } else { root };
+            }
+            cur = parent;
+        }
+        root
+    }
+
+    /// Where a location is said to come from (a view of a reservation: where it is mapped).
+    pub fn set_origin(&mut self, l: LocId, origin: Span) {
+        self.data[l.0 as usize].origin = origin;
+    }
+
+    /// The views of the reservation `root` at offsets, the whole one included.
+    pub fn views(&self, root: LocId) -> impl Iterator<Item = (LocId, Option<u64>)> + '_ {
+        std::iter::once((root, Some(0))).chain(self.get(root).children.iter().filter_map(|&(p, c)| match p {
+            Proj::Offset(OFFSET_ANY) => Some((c, None)),
+            Proj::Offset(at) => Some((c, Some(at))),
+            _ => None,
+        }))
+    }
+
     /// The default stream of a context object, legacy or per-thread: the same object each time
     /// it is asked for.
     pub fn default_stream(&mut self, context: LocId, legacy: bool) -> LocId {
@@ -338,6 +396,7 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
                 })
             }
             (_, Proj::Deref) => ty.builtin_deref(true),
+            (_, Proj::Offset(_)) => Some(ty),
             (ty::Array(elem, _) | ty::Slice(elem), Proj::Index) => Some(*elem),
             (ty::Adt(def, args), Proj::Field(i)) if def.is_struct() || def.is_union() => def
                 .non_enum_variant()

@@ -29,10 +29,18 @@ declare_lint! {
     /// With cudarc, mappings wrapped in `CudaSlice`s (`upgrade_device_ptr`) are two slices with
     /// events of their own: cudarc never orders work on one after work on the other.
     ///
+    /// One reservation can hold two mappings: the mirrored ring buffer maps one allocation at
+    /// `base` and at `base + size`. Each offset at which the program maps is a mapping of its
+    /// own; an address computed from a stored size (`self.base + self.size`) is taken to be the
+    /// view past the start where the reservation maps one allocation twice, and an allocation
+    /// mapped at computed offsets in a loop (`cuMemMap(base + i * size, ..)`) may be at any
+    /// offset of its reservation that is not mapped otherwise.
+    ///
     /// ### Known problems
     /// Mappings created by one call in a loop (pushed into a `Vec`, say) are one mapping to the
     /// analysis: two of them passed to one kernel are not told apart from one passed twice, so
-    /// that case is not reported.
+    /// that case is not reported. A reservation whose chunks are mapped in a loop, each to a new
+    /// allocation, and used at two constant offsets is reported as if it were mirrored.
     ///
     /// ### Example
     /// ```rust,ignore
@@ -126,7 +134,7 @@ fn in_one_kernel<S: Copy + PartialEq, X: Ext>(
         let mut v: Vec<Loc> = set
             .iter()
             .filter(|l| is_mapping(*l, cx))
-            .map(|l| cx.regions.root(l))
+            .map(|l| cx.regions.mapping(l))
             .collect();
         v.sort();
         v.dedup();

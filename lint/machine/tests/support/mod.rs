@@ -164,8 +164,8 @@ impl Regions for Front {
         l
     }
 
-    fn physical(&self, mapping: Loc) -> Option<&LocSet> {
-        self.entry(mapping).physical.as_ref()
+    fn physical(&self, mapping: Loc) -> Option<LocSet> {
+        self.entry(mapping).physical.clone()
     }
 }
 

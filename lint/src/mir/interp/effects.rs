@@ -310,8 +310,15 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let phys = self.objects(call, physical, state);
                     for mapping in self.data_arg(call, va, &ret, state).iter() {
                         if self.locs.kind(mapping) == LocKind::Data(MemKind::VmmMapping) {
-                            let root = self.locs.data_root(mapping);
-                            self.attrs.entry(root).or_default().physical.union_with(&phys);
+                            // Mapped at its reservation's start, or at a view past it.
+                            let view = self.locs.mapping_view(mapping);
+                            self.attrs.entry(view).or_default().physical.union_with(&phys);
+                            // A view is named where it is mapped (its reservation, where it
+                            // is reserved).
+                            if view != self.locs.data_root(view) {
+                                self.locs.set_origin(view, call.span);
+                                self.locs.set_allocated(view);
+                            }
                         }
                     }
                 }
@@ -665,10 +672,19 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         a: u8,
         eval: impl Fn(&'a Body<'tcx>, &Operand<'tcx>) -> Option<T>,
     ) -> (Option<T>, bool) {
-        let Some(mut op) = call.args.get(a as usize).map(|op| &op.node) else {
-            return (None, false);
-        };
-        let mut f = call.f;
+        match call.args.get(a as usize) {
+            Some(op) => self.operand_through_helpers(call.f, &op.node, eval),
+            None => (None, false),
+        }
+    }
+
+    /// [`Self::through_helpers`] for an operand `op` of frame `f`.
+    pub(super) fn operand_through_helpers<T>(
+        &self,
+        mut f: FrameId,
+        mut op: &Operand<'tcx>,
+        eval: impl Fn(&'a Body<'tcx>, &Operand<'tcx>) -> Option<T>,
+    ) -> (Option<T>, bool) {
         for _ in 0..=MAX_INLINE_DEPTH {
             let frame = &self.frames[f.0 as usize];
             if let Some(found) = eval(frame.body, op) {

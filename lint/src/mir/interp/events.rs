@@ -31,8 +31,47 @@ impl Regions for RegionsView<'_, '_, '_> {
         self.locs.data_root(l)
     }
 
-    fn physical(&self, mapping: LocId) -> Option<&LocSet> {
-        self.attrs.get(&mapping).map(|a| &a.physical)
+    fn mapping(&self, l: LocId) -> LocId {
+        self.locs.mapping_view(l)
+    }
+
+    fn physical(&self, mapping: LocId) -> Option<LocSet> {
+        let root = self.locs.data_root(mapping);
+        let at_any_offset = mapping != root && !self.locs.views(root).any(|(v, at)| v == mapping && at.is_some());
+        if !at_any_offset {
+            let own = self.attrs.get(&mapping).map(|a| a.physical.clone());
+            if own.as_ref().is_some_and(|p| !p.is_empty()) {
+                return own;
+            }
+            // Not mapped at this offset itself: mapped, if at all, where the program maps at
+            // computed offsets (`cuMemMap(base + i * size, ..)` in a loop).
+            return self
+                .locs
+                .views(root)
+                .find(|(_, at)| at.is_none())
+                .and_then(|(any, _)| self.attrs.get(&any))
+                .map(|a| a.physical.clone())
+                .filter(|p| !p.is_empty())
+                .or(own);
+        }
+        // A view at an offset not known (`base + self.size`) is somewhere in its reservation:
+        // it aliases another view only where the reservation maps one allocation at two places
+        // of its own (a mirrored ring buffer), and then with what is mapped twice.
+        let mut seen = LocSet::new();
+        let mut twice = LocSet::new();
+        for (view, at) in self.locs.views(root) {
+            if at.is_none() {
+                continue;
+            }
+            if let Some(a) = self.attrs.get(&view) {
+                for p in a.physical.iter() {
+                    if !seen.insert(p) {
+                        twice.insert(p);
+                    }
+                }
+            }
+        }
+        (!twice.is_empty()).then_some(twice)
     }
 }
 

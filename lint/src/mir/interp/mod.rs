@@ -666,6 +666,17 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         | BinOp::BitOr
                 );
                 if pointer_math {
+                    // An address past the start of a VMM reservation is a view of it, which
+                    // may be mapped apart (a mirrored ring buffer's `base + size`).
+                    if matches!(
+                        bin,
+                        BinOp::Add | BinOp::AddUnchecked | BinOp::AddWithOverflow | BinOp::Offset
+                    ) {
+                        va = self.offset_views(f, &va, b);
+                        let vb = self.offset_views(f, &vb, a);
+                        va.union_with(&vb);
+                        return Val::Set(va);
+                    }
                     va.union_with(&vb);
                     Val::Set(va)
                 } else {
@@ -923,6 +934,39 @@ struct CallSite<'c, 'tcx> {
     argvals: &'c [LocSet],
     /// Whether the callee may dereference on the host raw pointers it is given (see `call`).
     derefs_raw: bool,
+}
+
+impl<'a, 'tcx> Interp<'a, 'tcx> {
+    /// What an operand added to an address adds: a constant (through the locals it was
+    /// copied or cast through, and the parameters of inlined helpers), or `None`.
+    fn offset_amount(&self, f: FrameId, op: &Operand<'tcx>) -> Option<u64> {
+        let eval = |body: &'a Body<'tcx>, op: &Operand<'tcx>| {
+            const_values_of(self.tcx, self.typing_env, body, op, 4, &|tcx, env, c| {
+                c.const_.try_eval_scalar_int(tcx, env).map(|i| i.to_bits_unchecked())
+            })
+        };
+        match self.operand_through_helpers(f, op, eval).0?.as_slice() {
+            [one] => u64::try_from(*one).ok(),
+            _ => None,
+        }
+    }
+
+    /// `set` with each VMM reservation (or view) in it moved by the operand `by` (see
+    /// [`Locs::offset_view`]).
+    fn offset_views(&mut self, f: FrameId, set: &LocSet, by: &Operand<'tcx>) -> LocSet {
+        if !set
+            .iter()
+            .any(|l| self.locs.kind(l) == LocKind::Data(MemKind::VmmMapping))
+        {
+            return set.clone();
+        }
+        let delta = self.offset_amount(f, by);
+        let mut out = LocSet::new();
+        for l in set.iter() {
+            out.insert(self.locs.offset_view(l, delta));
+        }
+        out
+    }
 }
 
 fn single(set: &LocSet) -> Option<LocId> {

@@ -197,6 +197,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             },
             Some((parent, Proj::Deref | Proj::Inside)) => self.path_name(parent),
             Some((parent, Proj::Index)) => self.path_name(parent).map(|p| format!("{p}[..]")),
+            Some((parent, Proj::Offset(crate::mir::loc::OFFSET_ANY))) => {
+                self.path_name(parent).map(|p| format!("{p} + .."))
+            }
+            Some((parent, Proj::Offset(at))) => self.path_name(parent).map(|p| format!("{p} + {at}")),
             // A context's default streams are no field of it: the variable holding one names it.
             Some((_, Proj::Field(i))) if i >= u32::MAX - 1 => None,
             Some((parent, Proj::Field(i) | Proj::Variant(_, i))) => {
