@@ -117,6 +117,29 @@ impl Machine {
     /// (`streams` empty) may be any, so waiting on it waits for everything. Waiting on the legacy
     /// default stream waits for the work of every stream but the non-blocking ones.
     pub fn sync_streams<X: Ext>(&self, st: &mut State<X>, streams: &LocSet) {
+        let done = self.done_by_stream_sync(st, streams);
+        st.finish(&done);
+    }
+
+    /// [`Machine::sync_streams`] made in a loop over a collection of streams (see
+    /// [`State::waited_over_collection`]): of the work it finishes, that on streams that each
+    /// stand for several (`many`: an element of a collection, or not known) counts as waited
+    /// for over the collection. Returns that work.
+    pub fn sync_streams_over_collection<X: Ext>(
+        &self,
+        st: &mut State<X>,
+        streams: &LocSet,
+        many: impl Fn(Loc) -> bool,
+    ) -> OpSet {
+        let done = self.done_by_stream_sync(st, streams);
+        let mut over = done.clone();
+        over.retain(|op| self.op(op).streams.iter().all(&many));
+        st.waited_over_collection(&over);
+        st.finish(&done);
+        over
+    }
+
+    fn done_by_stream_sync<X: Ext>(&self, st: &State<X>, streams: &LocSet) -> OpSet {
         let mut done = if streams.is_empty() {
             st.inflight_may.clone()
         } else {
@@ -129,18 +152,39 @@ impl Machine {
                 }
             }
         }
-        st.finish(&done);
+        done
     }
 
     /// Synchronize events: the host waits for the work recorded before them.
     pub fn sync_events<X: Ext>(&self, st: &mut State<X>, events: &LocSet) {
+        let done = Self::done_by_event_sync(st, events);
+        st.finish(&done);
+    }
+
+    /// [`Machine::sync_events`] made in a loop over a collection of events (as
+    /// [`Machine::sync_streams_over_collection`]).
+    pub fn sync_events_over_collection<X: Ext>(
+        &self,
+        st: &mut State<X>,
+        events: &LocSet,
+        many: impl Fn(Loc) -> bool,
+    ) -> OpSet {
+        let done = Self::done_by_event_sync(st, events);
+        let mut over = done.clone();
+        over.retain(|op| self.op(op).streams.iter().all(&many));
+        st.waited_over_collection(&over);
+        st.finish(&done);
+        over
+    }
+
+    fn done_by_event_sync<X: Ext>(st: &State<X>, events: &LocSet) -> OpSet {
         let mut done = OpSet::new();
         for e in events.iter() {
             if let Some(covered) = st.event_covers.get(&e) {
                 done.union_with(covered);
             }
         }
-        st.finish(&done);
+        done
     }
 
     /// Synchronize the context (or device): every operation finishes.
@@ -220,8 +264,16 @@ impl Machine {
     pub fn users<X: Ext>(&self, st: &State<X>, data: &LocSet, regions: &dyn Regions) -> OpSet {
         st.inflight_may
             .iter()
-            .filter(|op| self.op(*op).uses_any(data, regions))
+            .filter(|op| self.may_be_running(st, *op) && self.op(*op).uses_any(data, regions))
             .collect()
+    }
+
+    /// Whether `op` may still be running here. Work that a loop over a collection of streams
+    /// (or events) waited for is not: the paths where it was not waited for are the ones where
+    /// the loop did not run, the collection being empty (see
+    /// [`State::waited_over_collection`]).
+    pub fn may_be_running<X: Ext>(&self, st: &State<X>, op: OpId) -> bool {
+        st.inflight_may.contains(op) && (st.inflight_must.contains(op) || !st.waited_over.contains(op))
     }
 
     /// A free that waits for the device first (`cuMemFree`, `cuMemHostUnregister`): the work

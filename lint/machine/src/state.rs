@@ -32,6 +32,9 @@ pub struct State<X = ()> {
     pub inflight_may: OpSet,
     /// Operations still running on every path.
     pub inflight_must: OpSet,
+    /// Operations a wait in a loop over a collection of streams or events (`for s in &streams
+    /// { s.synchronize()? }`) finished on some path since they last started.
+    pub waited_over: OpSet,
     /// For each event object, the operations recorded before it (on every path).
     pub event_covers: BTreeMap<Loc, OpSet>,
     /// For each stream object, the operations it waits for through events (on every path).
@@ -64,6 +67,7 @@ impl<X: Ext> State<X> {
         );
         changed |= self.inflight_may.union_with(&other.inflight_may);
         changed |= intersect_changed(&mut self.inflight_must, &other.inflight_must);
+        changed |= self.waited_over.union_with(&other.waited_over);
         changed |= intersect_changed(&mut self.registered_must, &other.registered_must);
         changed |= self.registered_may.union_with(&other.registered_may);
         changed |= self.ext.join(&other.ext);
@@ -80,7 +84,17 @@ impl<X: Ext> State<X> {
         }
         self.inflight_may.insert(op);
         self.inflight_must.insert(op);
+        self.waited_over.subtract(&again);
         self.ext.started(op);
+    }
+
+    /// Marks operations as finished by a wait in a loop over a collection of streams or events,
+    /// which stands for a wait on each element: where the loop did not run, the collection was
+    /// empty, and so was the work on its elements. (Call [`State::finish`] as well.)
+    pub fn waited_over_collection(&mut self, ops: &OpSet) {
+        let mut waited = ops.clone();
+        waited.intersect_with(&self.inflight_may);
+        self.waited_over.union_with(&waited);
     }
 
     /// Marks operations as finished (the host waited for them).

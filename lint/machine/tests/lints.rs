@@ -996,3 +996,57 @@ fn a_blocking_copy_after_a_blocking_streams_work_is_ordered() {
     let (_, found) = w.enqueue_checked(OpKind::Copy, 11, &[legacy], &[dev], &[host]);
     none(found);
 }
+
+// ---- waits in a loop over a collection of streams ----
+
+#[test]
+fn a_loop_waiting_for_each_stream_of_a_collection_covers_the_path_that_skips_it() {
+    // `copy(h, streams[0]); for s in streams { sync(s) } read(h)`: the path that skips the loop
+    // is the one where the collection was empty.
+    let mut w: World = World::new();
+    let host = w.front.alloc("host", MemKind::Pinned, 1);
+    let dev = w.front.alloc("dev", MemKind::Device, 2);
+    let streams = w.front.object("streams[..]");
+    let copy = w.enqueue(OpKind::Copy, 10, &[streams], &[dev], &[host]);
+    w.if_else(
+        |w| {
+            let over = w.sync_streams_over_collection(&[streams], &[streams]);
+            assert!(over.contains(copy));
+        },
+        |_| {},
+    );
+    assert!(!w.machine.may_be_running(&w.state, copy));
+    assert!(w.read(20, &[host]).is_empty());
+}
+
+#[test]
+fn a_loop_waiting_over_a_collection_does_not_cover_work_on_a_stream_outside_it() {
+    let mut w: World = World::new();
+    let host = w.front.alloc("host", MemKind::Pinned, 1);
+    let dev = w.front.alloc("dev", MemKind::Device, 2);
+    let own = w.front.object("own");
+    let copy = w.enqueue(OpKind::Copy, 10, &[own], &[dev], &[host]);
+    // The loop's streams are not known: the wait finishes everything, but only work on
+    // streams of the collection counts as waited for over it.
+    w.if_else(
+        |w| {
+            let over = w.sync_streams_over_collection(&[], &[]);
+            assert!(!over.contains(copy));
+        },
+        |_| {},
+    );
+    assert!(w.machine.may_be_running(&w.state, copy));
+    assert_eq!(w.read(20, &[host]).len(), 1);
+}
+
+#[test]
+fn a_plain_wait_on_one_path_leaves_the_work_running_on_the_other() {
+    let mut w: World = World::new();
+    let host = w.front.alloc("host", MemKind::Pinned, 1);
+    let dev = w.front.alloc("dev", MemKind::Device, 2);
+    let streams = w.front.object("streams[..]");
+    let copy = w.enqueue(OpKind::Copy, 10, &[streams], &[dev], &[host]);
+    w.if_else(|w| w.sync_streams(&[streams]), |_| {});
+    assert!(w.machine.may_be_running(&w.state, copy));
+    assert_eq!(w.read(20, &[host]).len(), 1);
+}

@@ -44,8 +44,9 @@ declare_lint! {
     /// pointer (`x.device_ptr(&s).0`) records none on that memory, so the slice's accessors, its
     /// drop and other streams do not wait for that work (vortex PRs #6673 and #7980).
     ///
-    /// Blocking copies (`cuMemcpyDtoH`, `cudaMemcpy`, cudarc's `memcpy_*_sync`) and memsets run
-    /// on the legacy default stream, which does not wait for non-blocking streams
+    /// Blocking copies (`cuMemcpyDtoH`, `cudaMemcpy`, cudarc's `memcpy_*_sync`) and memsets, and
+    /// work given the null stream (`null_mut()`, `0 as CUstream`), run on the legacy default
+    /// stream, which does not wait for non-blocking streams
     /// (`CU_STREAM_NON_BLOCKING`, `cudaStreamNonBlocking`, every stream cudarc's `new_stream`
     /// makes), nor they for it; and a blocking copy from pageable memory returns once the data is
     /// staged, before it reaches the device (vortex PR #6157, RustaCUDA #41).
@@ -60,8 +61,11 @@ declare_lint! {
     /// as a wait, since programs poll it until the work is done: an access made after a query
     /// that said "not ready" is not reported. A wrapper the analysis cannot see into hides what
     /// it does unless it carries an effect attribute or a `cuda-lint.toml` entry. A stream whose
-    /// flags are not a constant here (a parameter, a stream made elsewhere) is taken as blocking,
-    /// and the null stream passed as a value (`stream = 0`) as unknown: neither is reported.
+    /// flags are not a constant here (a parameter, a stream made elsewhere) is taken as blocking.
+    /// The streams of a collection (its elements, streams made in a loop or by `map`) are one
+    /// stream to the analysis: a loop that waits for each (`for s in &streams {
+    /// s.synchronize()? }`) is taken to wait for the work on any of them, also when the loop
+    /// itself sits under an `if` that may skip it.
     ///
     /// ### Example
     /// ```rust,ignore
@@ -126,6 +130,9 @@ fn conflicts<S: Copy + PartialEq, X: Ext>(regions: &LocSet, access: Access, cx: 
             continue;
         }
         for op in cx.state.inflight_may.iter() {
+            if !cx.machine.may_be_running(cx.state, op) {
+                continue;
+            }
             let info = cx.machine.op(op);
             let hit = match access {
                 Access::Read => info.writes.iter().any(|w| cx.regions.overlaps(w, l)),
@@ -149,7 +156,7 @@ fn reuse<S: Copy + PartialEq, X: Ext>(new: OpId, cx: &Cx<'_, S, X>, out: &mut Ve
     // The most recent conflicting work is the one to show (one finding per call).
     let mut found: Option<(OpId, Loc)> = None;
     for other in cx.state.inflight_may.iter() {
-        if other == new || cx.machine.ordered_before(cx.state, other, &op.streams) {
+        if other == new || !cx.machine.may_be_running(cx.state, other) || cx.machine.ordered_before(cx.state, other, &op.streams) {
             continue;
         }
         let prev = cx.machine.op(other);

@@ -71,7 +71,10 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
         Event::Enqueue { op: new } => {
             let op = cx.machine.op(new);
             for other in cx.state.inflight_may.iter() {
-                if other == new || cx.machine.ordered_before(cx.state, other, &op.streams) {
+                if other == new
+                    || !cx.machine.may_be_running(cx.state, other)
+                    || cx.machine.ordered_before(cx.state, other, &op.streams)
+                {
                     continue;
                 }
                 let Some((a, b)) = alias_between(op, cx.machine.op(other), cx) else {

@@ -427,6 +427,14 @@ impl<X: Ext> World<X> {
         self.machine.sync_streams(&mut self.state, &set(streams));
     }
 
+    /// A wait on `streams` in a loop over a collection of streams; `many`: the streams that
+    /// stand for several.
+    pub fn sync_streams_over_collection(&mut self, streams: &[Loc], many: &[Loc]) -> OpSet {
+        let many = set(many);
+        self.machine
+            .sync_streams_over_collection(&mut self.state, &set(streams), |s| many.contains(s))
+    }
+
     pub fn sync_events(&mut self, events: &[Loc]) {
         self.machine.sync_events(&mut self.state, &set(events));
     }

@@ -399,6 +399,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             entered_from,
             parent: Some(call.f),
             called_at: Some(call.bb),
+            current: None,
             names,
             named_paths,
         });

@@ -154,11 +154,35 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     self.enqueue(call, OpKind::Memset, streams, LocSet::new(), dst, state);
                 }
                 Effect::Launch { kernel, stream, args } => self.launch(call, kernel, stream, args, state),
-                Effect::SyncStream(a) | Effect::QueryStream(a) => {
+                Effect::SyncStream(a) => {
+                    let streams = self.objects(call, a, state);
+                    if self.waits_over_collection(call, &streams) {
+                        let many = self.streams_standing_for_many(state);
+                        let over = self
+                            .machine
+                            .sync_streams_over_collection(&mut state.m, &streams, |s| many.contains(s));
+                        self.record_wait_loop(call, &over);
+                    } else {
+                        self.machine.sync_streams(&mut state.m, &streams);
+                    }
+                }
+                Effect::QueryStream(a) => {
                     let streams = self.objects(call, a, state);
                     self.machine.sync_streams(&mut state.m, &streams);
                 }
-                Effect::SyncEvent(a) | Effect::QueryEvent(a) => {
+                Effect::SyncEvent(a) => {
+                    let events = self.objects(call, a, state);
+                    if self.waits_over_collection(call, &events) {
+                        let many = self.streams_standing_for_many(state);
+                        let over = self
+                            .machine
+                            .sync_events_over_collection(&mut state.m, &events, |s| many.contains(s));
+                        self.record_wait_loop(call, &over);
+                    } else {
+                        self.machine.sync_events(&mut state.m, &events);
+                    }
+                }
+                Effect::QueryEvent(a) => {
                     let events = self.objects(call, a, state);
                     self.machine.sync_events(&mut state.m, &events);
                 }
@@ -576,6 +600,110 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         s
     }
 
+    /// Whether a wait on `objects` at `call` is one in a loop over a collection of them: the
+    /// call is in a loop, and what it waits on is unknown or stands for several.
+    fn waits_over_collection(&mut self, call: &CallSite<'_, 'tcx>, objects: &LocSet) -> bool {
+        let many = objects.iter().all(|o| self.stands_for_many(o));
+        many && self.in_a_loop_here(call.f, call.bb)
+    }
+
+    /// The streams of the work in flight that stand for several (see `stands_for_many`).
+    fn streams_standing_for_many(&mut self, state: &State) -> LocSet {
+        let mut streams = LocSet::new();
+        for op in state.m.inflight_may.iter() {
+            streams.union_with(&self.machine.op(op).streams);
+        }
+        streams.retain(|s| self.stands_for_many(s));
+        streams
+    }
+
+    /// Remembers the loop a wait over a collection is in, for the work it waited for: inside
+    /// that loop, before the wait, the work still runs (see `Interp::emit`).
+    fn record_wait_loop(&mut self, call: &CallSite<'_, 'tcx>, over: &OpSet) {
+        if over.is_empty() {
+            return;
+        }
+        let (mut f, mut bb) = (call.f, call.bb);
+        for _ in 0..=MAX_INLINE_DEPTH {
+            if self.in_loop(f, bb) {
+                let blocks = Rc::new(loop_blocks(self.frames[f.0 as usize].body, bb));
+                for op in over.iter() {
+                    self.wait_loops.entry(op).or_default().push((f, blocks.clone()));
+                }
+                return;
+            }
+            let fr = &self.frames[f.0 as usize];
+            match (fr.parent, fr.called_at) {
+                (Some(p), Some(at)) => (f, bb) = (p, at),
+                _ => return,
+            }
+        }
+    }
+
+    /// Whether block `bb` of frame `f` runs in a loop, there or in a caller.
+    fn in_a_loop_here(&mut self, mut f: FrameId, mut bb: BasicBlock) -> bool {
+        for _ in 0..=MAX_INLINE_DEPTH {
+            if self.in_loop(f, bb) {
+                return true;
+            }
+            let fr = &self.frames[f.0 as usize];
+            match (fr.parent, fr.called_at) {
+                (Some(p), Some(at)) => (f, bb) = (p, at),
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// Whether an object stands for several: an element of a collection, or one created in a
+    /// loop or in a closure (which `map` and the like call once per item).
+    fn stands_for_many(&mut self, l: LocId) -> bool {
+        let (root, projs) = self.locs.path(l);
+        if projs.contains(&Proj::Index) {
+            return true;
+        }
+        let Root::Fresh { frame, block, .. } = root else {
+            return false;
+        };
+        let (mut f, mut bb) = (frame, block);
+        for _ in 0..=MAX_INLINE_DEPTH {
+            let (def_id, parent, called_at) = {
+                let fr = &self.frames[f.0 as usize];
+                (fr.def_id, fr.parent, fr.called_at)
+            };
+            if self.tcx.is_closure_like(def_id) || self.in_loop(f, bb) {
+                return true;
+            }
+            match (parent, called_at) {
+                (Some(p), Some(at)) => (f, bb) = (p, at),
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// Whether block `bb` of frame `f`'s body is part of a loop (it can reach itself).
+    fn in_loop(&mut self, f: FrameId, bb: BasicBlock) -> bool {
+        if let Some(&known) = self.loop_blocks.get(&(f, bb)) {
+            return known;
+        }
+        let blocks = &self.frames[f.0 as usize].body.basic_blocks;
+        let mut seen = rustc_index::bit_set::DenseBitSet::new_empty(blocks.len());
+        let mut work: Vec<BasicBlock> = blocks[bb].terminator().successors().collect();
+        let mut found = false;
+        while let Some(b) = work.pop() {
+            if b == bb {
+                found = true;
+                break;
+            }
+            if seen.insert(b) {
+                work.extend(blocks[b].terminator().successors());
+            }
+        }
+        self.loop_blocks.insert((f, bb), found);
+        found
+    }
+
     /// Whether asynchronous work can still be using memory at `l` after the call that enqueued
     /// it returned: memory that is not pageable, or pageable memory page-locked in place.
     pub(super) fn can_be_in_flight(&self, l: LocId, state: &State) -> bool {
@@ -648,7 +776,22 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 LocKind::Object(_) | LocKind::Data(MemKind::VmmMapping)
             )
         });
+        // A null handle where an object is expected is the legacy default stream (`stream = 0`,
+        // `null_mut()`): the only CUDA object the APIs take as null.
+        if d.is_empty() && self.is_null_arg(call, a) {
+            d.insert(self.legacy_stream(call.span));
+        }
         d
+    }
+
+    /// Whether argument `a` is a null pointer or zero written in the program (`null_mut()`,
+    /// `0 as CUstream`, `ptr::null()`), followed through locals and helpers' parameters.
+    fn is_null_arg(&self, call: &CallSite<'_, 'tcx>, a: u8) -> bool {
+        let tcx = self.tcx;
+        let env = self.typing_env;
+        self.through_helpers(call, a, |body, op| null_in_body(tcx, env, body, op, 4).then_some(()))
+            .0
+            .is_some()
     }
 
     /// The constant strings an argument may be (`[None]` when it is not a constant), followed
@@ -815,11 +958,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 
     /// The constant integer an argument is (an enum's discriminant included), if it is one.
     pub(super) fn const_int(&self, call: &CallSite<'_, 'tcx>, a: u8) -> Option<u128> {
-        let eval = |body: &'a Body<'tcx>, op: &Operand<'tcx>| {
-            const_values_of(self.tcx, self.typing_env, body, op, 4, &|tcx, env, c| {
-                c.const_.try_eval_scalar_int(tcx, env).map(|i| i.to_bits_unchecked())
-            })
-        };
+        let eval = |body: &'a Body<'tcx>, op: &Operand<'tcx>| const_ints_of(self.tcx, self.typing_env, body, op, 4);
         match self.through_helpers(call, a, eval).0?.as_slice() {
             [one] => Some(*one),
             _ => None,
@@ -1234,4 +1373,74 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             }
         }
     }
+}
+
+/// Whether `op` is null in `body`: a zero constant, or a local set from one, or from
+/// `ptr::null`/`ptr::null_mut`, through copies and casts.
+fn null_in_body<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    env: TypingEnv<'tcx>,
+    body: &Body<'tcx>,
+    op: &Operand<'tcx>,
+    depth: u32,
+) -> bool {
+    match op {
+        Operand::Constant(c) => c
+            .const_
+            .try_eval_scalar_int(tcx, env)
+            .is_some_and(|i| i.to_bits_unchecked() == 0),
+        Operand::Copy(place) | Operand::Move(place) if depth > 0 && place.projection.is_empty() => {
+            let mut null = false;
+            for data in body.basic_blocks.iter() {
+                for stmt in &data.statements {
+                    if let StatementKind::Assign(box (dest, rv)) = &stmt.kind
+                        && dest.local == place.local
+                    {
+                        match rv {
+                            Rvalue::Use(inner, _) | Rvalue::Cast(_, inner, _) if dest.projection.is_empty() => {
+                                if !null_in_body(tcx, env, body, inner, depth - 1) {
+                                    return false;
+                                }
+                                null = true;
+                            }
+                            _ => return false,
+                        }
+                    }
+                }
+                if let TerminatorKind::Call { func, destination, .. } = &data.terminator().kind
+                    && destination.local == place.local
+                {
+                    let is_null_fn = matches!(*func.ty(&body.local_decls, tcx).kind(),
+                        ty::FnDef(def_id, _) if matches!(tcx.crate_name(def_id.krate).as_str(), "core" | "std")
+                            && matches!(tcx.item_name(def_id).as_str(), "null" | "null_mut"));
+                    if !is_null_fn {
+                        return false;
+                    }
+                    null = true;
+                }
+            }
+            null
+        }
+        _ => false,
+    }
+}
+
+/// The blocks of the loop `bb` is in: those it reaches that reach it back.
+fn loop_blocks(body: &Body<'_>, bb: BasicBlock) -> rustc_index::bit_set::DenseBitSet<BasicBlock> {
+    let blocks = &body.basic_blocks;
+    let walk = |next: &dyn Fn(BasicBlock) -> Vec<BasicBlock>| {
+        let mut seen = rustc_index::bit_set::DenseBitSet::new_empty(blocks.len());
+        let mut work = vec![bb];
+        while let Some(b) = work.pop() {
+            if seen.insert(b) {
+                work.extend(next(b));
+            }
+        }
+        seen
+    };
+    let forward = walk(&|b| blocks[b].terminator().successors().collect());
+    let preds = blocks.predecessors();
+    let mut both = walk(&|b| preds[b].to_vec());
+    both.intersect(&forward);
+    both
 }

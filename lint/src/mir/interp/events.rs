@@ -112,6 +112,18 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let entered = self.frames[f.0 as usize].entered_from.clone();
         let at = entered.as_ref().map_or(span, |(call_span, ..)| *call_span);
         let mut found = Vec::new();
+        // Inside the loop whose wait covers work waited for over a collection, that work still
+        // runs before the wait.
+        let inside = self.waits_ahead_in_this_loop(f, state);
+        let adjusted;
+        let state = if inside.is_empty() {
+            state
+        } else {
+            let mut s = state.clone();
+            s.m.waited_over.subtract(&inside);
+            adjusted = s;
+            &adjusted
+        };
         {
             let regions = self.regions();
             let describe = Describer { interp: self, f, state };
@@ -148,6 +160,35 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             };
             self.findings.insert(finding);
         }
+    }
+
+    /// The work waited for over a collection by a wait in a loop that the current point of
+    /// frame `f` (or of a caller) is in.
+    fn waits_ahead_in_this_loop(&self, f: FrameId, state: &State) -> OpSet {
+        let mut inside = OpSet::new();
+        for op in state.m.waited_over.iter() {
+            let Some(loops) = self.wait_loops.get(&op) else {
+                continue;
+            };
+            let (mut g, mut bb) = (f, self.frames[f.0 as usize].current);
+            let mut hit = false;
+            for _ in 0..=MAX_INLINE_DEPTH {
+                let Some(b) = bb else { break };
+                if loops.iter().any(|(lf, blocks)| *lf == g && blocks.contains(b)) {
+                    hit = true;
+                    break;
+                }
+                let fr = &self.frames[g.0 as usize];
+                match fr.parent {
+                    Some(p) => (g, bb) = (p, fr.called_at),
+                    None => break,
+                }
+            }
+            if hit {
+                inside.insert(op);
+            }
+        }
+        inside
     }
 
     /// The host reads or writes `locs` (or frees them at once).

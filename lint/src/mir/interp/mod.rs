@@ -60,9 +60,14 @@ struct Frame<'tcx> {
     parent: Option<FrameId>,
     /// For inlined frames: the block of the parent whose call runs this frame.
     called_at: Option<BasicBlock>,
+    /// The block being run (for events: where in a loop they are).
+    current: Option<BasicBlock>,
     names: FxHashMap<Local, String>,
     named_paths: NamedPaths,
 }
+
+/// The blocks of a loop in a frame's body.
+type LoopBlocks = Rc<rustc_index::bit_set::DenseBitSet<BasicBlock>>;
 
 /// What the analysis knows of CUDA objects beyond their kind.
 #[derive(Clone, Debug, Default)]
@@ -116,6 +121,11 @@ pub struct Interp<'a, 'tcx> {
     op_index: FxHashMap<(FrameId, BasicBlock), OpId>,
     frames: Vec<Frame<'tcx>>,
     frame_index: FxHashMap<(FrameId, BasicBlock, DefId), FrameId>,
+    /// Whether a block of a frame's body is in a loop (see `in_loop`).
+    loop_blocks: FxHashMap<(FrameId, BasicBlock), bool>,
+    /// For work a wait in a loop over a collection waited for: the loops (a frame's blocks)
+    /// those waits are in.
+    wait_loops: FxHashMap<OpId, Vec<(FrameId, LoopBlocks)>>,
     attrs: FxHashMap<LocId, ObjAttrs>,
     findings: FxIndexSet<Finding>,
     /// Set during the sweep that reports: events go to the lints.
@@ -146,6 +156,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             op_index: FxHashMap::default(),
             frames: Vec::new(),
             frame_index: FxHashMap::default(),
+            loop_blocks: FxHashMap::default(),
+            wait_loops: FxHashMap::default(),
             attrs: FxHashMap::default(),
             findings: FxIndexSet::default(),
             reporting: false,
@@ -165,6 +177,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             entered_from: None,
             parent: None,
             called_at: None,
+            current: None,
             names,
             named_paths,
         });
@@ -267,6 +280,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     }
 
     fn block(&mut self, f: FrameId, bb: BasicBlock, state: &mut State) -> Next {
+        self.frames[f.0 as usize].current = Some(bb);
         let body = self.frames[f.0 as usize].body;
         let data = &body.basic_blocks[bb];
         let trace = self.trace;
@@ -940,11 +954,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// What an operand added to an address adds: a constant (through the locals it was
     /// copied or cast through, and the parameters of inlined helpers), or `None`.
     fn offset_amount(&self, f: FrameId, op: &Operand<'tcx>) -> Option<u64> {
-        let eval = |body: &'a Body<'tcx>, op: &Operand<'tcx>| {
-            const_values_of(self.tcx, self.typing_env, body, op, 4, &|tcx, env, c| {
-                c.const_.try_eval_scalar_int(tcx, env).map(|i| i.to_bits_unchecked())
-            })
-        };
+        let eval = |body: &'a Body<'tcx>, op: &Operand<'tcx>| const_ints_of(self.tcx, self.typing_env, body, op, 4);
         match self.operand_through_helpers(f, op, eval).0?.as_slice() {
             [one] => u64::try_from(*one).ok(),
             _ => None,
@@ -1096,6 +1106,87 @@ fn const_strs_of<'tcx>(
 
 /// What [`const_strs_of`] does, for any kind of constant `eval` reads.
 type EvalConst<'tcx, T> = dyn Fn(TyCtxt<'tcx>, TypingEnv<'tcx>, &mir::ConstOperand<'tcx>) -> Option<T>;
+
+/// The integer constants `op` may be in `body` (several when branches choose): constants,
+/// field-less enum variants (their discriminants), and sums, differences, `|` and shifts of
+/// them (`CU_STREAM_NON_BLOCKING as u32` is `discriminant + 0` in MIR), through copies and
+/// casts. `None` when any is not one.
+fn const_ints_of<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    typing_env: TypingEnv<'tcx>,
+    body: &Body<'tcx>,
+    op: &Operand<'tcx>,
+    depth: u32,
+) -> Option<Vec<u128>> {
+    let local = match op {
+        Operand::Constant(c) => {
+            return c
+                .const_
+                .try_eval_scalar_int(tcx, typing_env)
+                .map(|i| vec![i.to_bits_unchecked()]);
+        }
+        Operand::Copy(place) | Operand::Move(place) if depth > 0 => match place.projection.as_slice() {
+            [] => place.local,
+            // The value of a checked operation (`(sum, overflowed).0`).
+            [ProjectionElem::Field(f, _)] if f.as_u32() == 0 => place.local,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let mut out: Vec<u128> = Vec::new();
+    for data in body.basic_blocks.iter() {
+        for stmt in &data.statements {
+            let StatementKind::Assign(box (dest, rv)) = &stmt.kind else {
+                continue;
+            };
+            if dest.local != local {
+                continue;
+            }
+            if !dest.projection.is_empty() {
+                return None;
+            }
+            let values = match rv {
+                Rvalue::Use(inner, _) | Rvalue::Cast(_, inner, _) => {
+                    const_ints_of(tcx, typing_env, body, inner, depth - 1)?
+                }
+                Rvalue::Aggregate(kind, fields) if fields.is_empty() => match **kind {
+                    mir::AggregateKind::Adt(adt, v, ..) if tcx.adt_def(adt).is_enum() => {
+                        vec![tcx.adt_def(adt).discriminant_for_variant(tcx, v).val]
+                    }
+                    _ => return None,
+                },
+                Rvalue::BinaryOp(bin, box (a, b)) => {
+                    let (xs, ys) = (
+                        const_ints_of(tcx, typing_env, body, a, depth - 1)?,
+                        const_ints_of(tcx, typing_env, body, b, depth - 1)?,
+                    );
+                    let mut v = Vec::new();
+                    for &x in &xs {
+                        for &y in &ys {
+                            v.push(match bin {
+                                BinOp::Add | BinOp::AddUnchecked | BinOp::AddWithOverflow => x.wrapping_add(y),
+                                BinOp::Sub | BinOp::SubUnchecked | BinOp::SubWithOverflow => x.wrapping_sub(y),
+                                BinOp::BitOr => x | y,
+                                BinOp::BitAnd => x & y,
+                                BinOp::Shl | BinOp::ShlUnchecked => x.checked_shl(u32::try_from(y).ok()?)?,
+                                BinOp::Mul | BinOp::MulUnchecked | BinOp::MulWithOverflow => x.wrapping_mul(y),
+                                _ => return None,
+                            });
+                        }
+                    }
+                    v
+                }
+                _ => return None,
+            };
+            for x in values {
+                if !out.contains(&x) {
+                    out.push(x);
+                }
+            }
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
 
 fn const_values_of<'tcx, T: PartialEq>(
     tcx: TyCtxt<'tcx>,
