@@ -37,6 +37,7 @@ impl Machine {
             writes: LocSet::new(),
             advice,
             notes: Vec::new(),
+            host_in_stream_order: false,
         });
         id
     }
@@ -59,6 +60,12 @@ impl Machine {
         o.streams.union_with(streams);
         o.reads.union_with(reads);
         o.writes.union_with(writes);
+    }
+
+    /// `op` uses host memory in stream order, pageable memory included (see
+    /// [`Op::host_in_stream_order`]).
+    pub fn set_host_in_stream_order(&mut self, op: OpId) {
+        self.ops[op.0 as usize].host_in_stream_order = true;
     }
 
     /// `stream` is the legacy default stream.

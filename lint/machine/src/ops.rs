@@ -50,6 +50,10 @@ pub struct Op {
     /// What the API family that enqueued it has to say about it in a diagnostic (cudarc: that
     /// it recorded no event for it).
     pub notes: Vec<&'static str>,
+    /// It uses host memory in stream order whatever its kind, pageable included (a batch
+    /// copy's destinations, and its sources unless read during the call): other work keeps
+    /// pageable memory only while the call runs.
+    pub host_in_stream_order: bool,
 }
 
 impl Op {

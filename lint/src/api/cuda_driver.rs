@@ -243,6 +243,22 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("cuMemAdvise_v2", &[NoAccess]),
         // Copies and memsets.
         f("cuMemcpyHtoDAsync_v2", &[copy_async(0, 1, Dir::HostToDevice, 3)]),
+        f(
+            "cuMemcpyBatchAsync",
+            &[BatchCopy {
+                dsts: 0,
+                srcs: 1,
+                attrs: 4,
+            }],
+        ),
+        f(
+            "cuMemcpyBatchAsync_v2",
+            &[BatchCopy {
+                dsts: 0,
+                srcs: 1,
+                attrs: 4,
+            }],
+        ),
         f("cuMemcpyDtoHAsync_v2", &[copy_async(0, 1, Dir::DeviceToHost, 3)]),
         f("cuMemcpyDtoDAsync_v2", &[copy_async(0, 1, Dir::DeviceToDevice, 3)]),
         f("cuMemcpyAsync", &[copy_async(0, 1, Dir::Infer, 3)]),

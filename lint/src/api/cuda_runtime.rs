@@ -75,6 +75,14 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("cudaMemAdvise", &[NoAccess]),
         // Copies and memsets: the direction is the `cudaMemcpyKind` argument.
         f(
+            "cudaMemcpyBatchAsync",
+            &[BatchCopy {
+                dsts: 0,
+                srcs: 1,
+                attrs: 4,
+            }],
+        ),
+        f(
             "cudaMemcpyAsync",
             &[Copy {
                 dst: 0,

@@ -106,6 +106,12 @@ pub enum Effect {
     },
     /// A memset on a stream.
     Memset { dst: Arg, stream: Arg, is_async: bool },
+    /// A batch of copies (`cuMemcpyBatchAsync`): `dsts` and `srcs` point to arrays of
+    /// pointers, `attrs` to the copies' attributes, whose `srcAccessOrder` says when the
+    /// sources are read; the stream is the last argument (in every version of the call).
+    /// Destinations are written in stream order, and so are sources read unless the order is
+    /// "during the API call": host memory, pageable or not, stays in use after the call.
+    BatchCopy { dsts: Arg, srcs: Arg, attrs: Arg },
     /// A kernel launch on a stream, with its arguments in `args`.
     Launch { kernel: Arg, stream: Arg, args: Arg },
     /// Waits for all work on a stream.

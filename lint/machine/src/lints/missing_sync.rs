@@ -124,16 +124,20 @@ fn conflicts<S: Copy + PartialEq, X: Ext>(regions: &LocSet, access: Access, cx: 
         let Some(kind) = cx.regions.mem_kind(l) else {
             continue;
         };
-        if (kind == MemKind::Unknown || !cx.machine.can_be_in_flight(cx.state, l, cx.regions))
-            && (access != Access::Free || kind == MemKind::Unknown)
-        {
+        if kind == MemKind::Unknown {
             continue;
         }
+        // Memory that work keeps only while the call runs (pageable memory, not page-locked):
+        // only work that uses host memory in stream order (a batch copy) still holds it.
+        let stream_ordered_only = !cx.machine.can_be_in_flight(cx.state, l, cx.regions) && access != Access::Free;
         for op in cx.state.inflight_may.iter() {
             if !cx.machine.may_be_running(cx.state, op) {
                 continue;
             }
             let info = cx.machine.op(op);
+            if stream_ordered_only && !info.host_in_stream_order {
+                continue;
+            }
             let hit = match access {
                 Access::Read => info.writes.iter().any(|w| cx.regions.overlaps(w, l)),
                 Access::Write | Access::Free | Access::Reuse => info

@@ -31,6 +31,19 @@ declare_lint! {
     /// `cuMemHostRegister`/`cudaHostRegister` page-locked. A `cudaMemcpyKind` argument gives the
     /// direction; `cudaMemcpyDefault` lets the memory kinds decide.
     ///
+    /// What CUDA guarantees for such a copy ("API synchronization behavior" in the driver and
+    /// runtime references): from pageable memory to the device, the call returns once the data
+    /// is staged (the DMA to the device may still run); from the device to pageable memory, it
+    /// returns once the copy is done. So the host may reuse the pageable buffer right after the
+    /// call: this lint is about speed, and `missing_sync` does not report that reuse. CUDA does
+    /// not promise that in two cases, which `missing_sync` reports: memory a caller page-locked
+    /// in place (`cuMemHostRegister`) is pinned, and in flight until the stream is done, wherever
+    /// the copy is made; and batch copies (`cuMemcpyBatchAsync`, `cudaMemcpyBatchAsync`) write
+    /// their destinations in stream order and read their sources in stream order too unless
+    /// their `srcAccessOrder` is `CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL` (`_ANY` lets the
+    /// driver read pageable sources after the call returns). Batch copies are meant for
+    /// pageable memory and are not reported here.
+    ///
     /// ### Example
     /// ```rust,ignore
     /// let host = vec![1.0f32; n];

@@ -154,6 +154,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     self.enqueue(call, OpKind::Memset, streams, LocSet::new(), dst, state);
                 }
                 Effect::Launch { kernel, stream, args } => self.launch(call, kernel, stream, args, state),
+                Effect::BatchCopy { dsts, srcs, attrs } => self.batch_copy(call, dsts, srcs, attrs, state),
                 Effect::SyncStream(a) => {
                     let streams = self.objects(call, a, state);
                     if self.waits_over_collection(call, &streams) {
@@ -925,6 +926,103 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
+    /// A batch of copies (see [`Effect::BatchCopy`]).
+    fn batch_copy(&mut self, call: &CallSite<'_, 'tcx>, dsts: u8, srcs: u8, attrs: u8, state: &mut State) {
+        let Some(stream) = call.args.len().checked_sub(1) else {
+            return;
+        };
+        let dst_data = self.pointees_of_array(call, dsts, state);
+        let mut src_data = self.pointees_of_array(call, srcs, state);
+        // Sources read during the call are done with when it returns.
+        if self.batch_src_order(call, attrs) == Some(SRC_ACCESS_ORDER_DURING_API_CALL) {
+            src_data = LocSet::new();
+        }
+        let streams = self.objects(call, stream as u8, state);
+        self.enqueue(call, OpKind::Copy, streams, src_data, dst_data, state);
+        if let Some(&id) = self.op_index.get(&(call.f, call.bb)) {
+            self.machine.set_host_in_stream_order(id);
+        }
+    }
+
+    /// The memory the pointers in the array argument `a` points to (`srcs.as_mut_ptr()`, a
+    /// `Vec` of them).
+    fn pointees_of_array(&mut self, call: &CallSite<'_, 'tcx>, a: u8, state: &State) -> LocSet {
+        let v = self.arg(call, a, &LocSet::new());
+        let mut elements = LocSet::new();
+        for l in v.iter() {
+            // A pointer to the first element, or to the array (or a `Vec`'s buffer).
+            let element = match self.locs.get(l).parent {
+                Some((_, Proj::Index)) => l,
+                _ => self.locs.child(l, Proj::Index),
+            };
+            elements.union_with(&self.read_value(state, element));
+        }
+        let mut data = self.derive(state, &elements);
+        data.retain(|l| matches!(self.locs.kind(l), LocKind::Data(k) if k != MemKind::Unknown));
+        data
+    }
+
+    /// The `srcAccessOrder` the body (or its callers, for a helper) gives the batch's
+    /// attributes (`CUmemcpyAttributes { srcAccessOrder: .., .. }` or a field assignment), when
+    /// every one it gives is the same constant.
+    fn batch_src_order(&self, call: &CallSite<'_, 'tcx>, _attrs: u8) -> Option<u128> {
+        let mut found: Vec<u128> = Vec::new();
+        let mut f = Some(call.f);
+        for _ in 0..=MAX_INLINE_DEPTH {
+            let Some(g) = f else { break };
+            let body = self.frames[g.0 as usize].body;
+            for op in src_orders_set_in(self.tcx, body) {
+                for v in const_ints_of(self.tcx, self.typing_env, body, op, 4)? {
+                    if !found.contains(&v) {
+                        found.push(v);
+                    }
+                }
+            }
+            // Attributes a helper of the crate builds (`attributes(ORDER)`): what it sets,
+            // from a constant or from the argument the body passes.
+            for data in body.basic_blocks.iter() {
+                let TerminatorKind::Call {
+                    func,
+                    args,
+                    destination,
+                    ..
+                } = &data.terminator().kind
+                else {
+                    continue;
+                };
+                let is_attrs = matches!(destination.ty(&body.local_decls, self.tcx).ty.kind(),
+                    ty::Adt(def, _) if is_memcpy_attributes(self.tcx, def.did()));
+                let ty::FnDef(callee, _) = *func.ty(&body.local_decls, self.tcx).kind() else {
+                    continue;
+                };
+                if !is_attrs || !callee.is_local() || !self.tcx.is_mir_available(callee) {
+                    continue;
+                }
+                let inner = self.tcx.optimized_mir(callee);
+                for op in src_orders_set_in(self.tcx, inner) {
+                    let values = match const_ints_of(self.tcx, self.typing_env, inner, op, 4) {
+                        Some(v) => v,
+                        None => {
+                            let param = param_source(inner, op, 4)?;
+                            let arg = args.get(param.as_usize().checked_sub(1)?)?;
+                            const_ints_of(self.tcx, self.typing_env, body, &arg.node, 4)?
+                        }
+                    };
+                    for v in values {
+                        if !found.contains(&v) {
+                            found.push(v);
+                        }
+                    }
+                }
+            }
+            f = self.frames[g.0 as usize].parent;
+        }
+        match found.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    }
+
     /// The direction of a copy whose kind is an argument or left to unified addressing: from a
     /// constant `cudaMemcpyKind`, else from the kinds of memory the two sides are.
     pub(super) fn concrete_dir(&self, call: &CallSite<'_, 'tcx>, dir: Dir, dst: &LocSet, src: &LocSet) -> Dir {
@@ -1443,4 +1541,56 @@ fn loop_blocks(body: &Body<'_>, bb: BasicBlock) -> rustc_index::bit_set::DenseBi
     let mut both = walk(&|b| preds[b].to_vec());
     both.intersect(&forward);
     both
+}
+
+/// `CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL` (`cudaMemcpySrcAccessOrderDuringApiCall`).
+const SRC_ACCESS_ORDER_DURING_API_CALL: u128 = 2;
+
+/// The operands a body stores as a batch copy attributes' `srcAccessOrder` (a struct literal,
+/// or an assignment to the field).
+fn src_orders_set_in<'b, 'tcx>(tcx: TyCtxt<'tcx>, body: &'b Body<'tcx>) -> Vec<&'b Operand<'tcx>> {
+    let mut ops = Vec::new();
+    for data in body.basic_blocks.iter() {
+        for stmt in &data.statements {
+            let StatementKind::Assign(box (dest, rv)) = &stmt.kind else {
+                continue;
+            };
+            match rv {
+                Rvalue::Aggregate(kind, fields) => {
+                    if let mir::AggregateKind::Adt(adt, ..) = **kind
+                        && is_memcpy_attributes(tcx, adt)
+                        && let Some(op) = fields.iter().next()
+                    {
+                        ops.push(op);
+                    }
+                }
+                Rvalue::Use(op, _) => {
+                    if let [.., ProjectionElem::Field(field, _)] = dest.projection.as_slice()
+                        && field.as_u32() == 0
+                    {
+                        let parent = Place {
+                            local: dest.local,
+                            projection: tcx.mk_place_elems(&dest.projection[..dest.projection.len() - 1]),
+                        };
+                        if matches!(parent.ty(&body.local_decls, tcx).ty.kind(),
+                            ty::Adt(def, _) if is_memcpy_attributes(tcx, def.did()))
+                        {
+                            ops.push(op);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    ops
+}
+
+/// Whether `adt` is a batch copy's attributes (`CUmemcpyAttributes_st`, `cudaMemcpyAttributes`).
+fn is_memcpy_attributes(tcx: TyCtxt<'_>, adt: DefId) -> bool {
+    let name = tcx.item_name(adt);
+    matches!(
+        name.as_str(),
+        "CUmemcpyAttributes_st" | "CUmemcpyAttributes_v1" | "cudaMemcpyAttributes"
+    )
 }
