@@ -88,6 +88,9 @@ pub enum Effect {
     Read(Arg),
     /// Stores `value` as an element of the collection `vec` points to (`Vec::push`).
     Push { vec: Arg, value: Arg },
+    /// The return value is new memory (a `Vec` from `vec![a, b]`) whose elements are what the
+    /// memory `Arg` refers to holds (the boxed array): device pointers stored there stay known.
+    Elements(Arg),
     /// The return value is an element taken out of the collection `Arg` points to
     /// (`Vec::pop`): what the elements refer to, not the collection's own memory (a pool's
     /// `Vec<*mut T>` of pinned buffers hands out pinned buffers).

@@ -85,6 +85,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("*mut::cast", &[Transparent]),
         f("*mut::cast_const", &[Transparent]),
         f("*const::cast_mut", &[Transparent]),
+        // `vec![a, b]`: a new `Vec` holding the boxed array's elements.
+        f("alloc::boxed::box_assume_init_into_vec_unsafe", &[Elements(0)]),
         f("alloc::vec::Vec::as_slice", &[Derive(0)]),
         f("alloc::vec::Vec::as_mut_slice", &[Derive(0)]),
         f("alloc::vec::Vec::as_ptr", &[Derive(0)]),

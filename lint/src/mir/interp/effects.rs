@@ -62,6 +62,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         // cudarc records events for its own types only, not raw pointers.
                         let raw = !self.arg_is_handle(call, value);
                         let reached = self.reach_args(state, &vals);
+                        // What a table of device pointers points to is reached by raw pointers.
+                        let tabled = self.through_device_tables(state, &reached);
                         for builder in builders.iter() {
                             let attrs = self.attrs.entry(builder).or_default();
                             if raw {
@@ -69,6 +71,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                             } else {
                                 attrs.handle_arg_memory.union_with(&reached);
                             }
+                            attrs.raw_arg_memory.union_with(&tabled);
                         }
                     }
                     for builder in builders.iter() {
@@ -86,6 +89,25 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         contents.union_with(&self.read_value(state, l));
                     }
                     ret.union_with(&self.narrow(state, &contents, ret_ty));
+                }
+                Effect::Elements(a) => {
+                    let handle = peel_result(ret_ty);
+                    if let Some(Target::Mem(kind)) = self.rs.role(handle) {
+                        let ty = self.locs.target_ty(handle);
+                        let new = self
+                            .locs
+                            .fresh(f, call.bb, which as u8, Target::Mem(kind), call.span, ty);
+                        self.locs.set_allocated(new);
+                        let from = self.data_arg(call, a, &ret, state);
+                        let stored = self.stored_device_pointers(&from, state);
+                        if !stored.is_empty() {
+                            let element = self.locs.child(new, Proj::Index);
+                            if !matches!(self.locs.kind(element), LocKind::Handle(_)) {
+                                state.values.entry(element).or_default().union_with(&stored);
+                            }
+                        }
+                        ret.insert(new);
+                    }
                 }
                 Effect::Element(a) => {
                     // What was pushed, where this body saw it; otherwise an element made
@@ -898,6 +920,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         };
         let reads = in_flight(self, &src_data);
         let writes = in_flight(self, &dst_data);
+        // (The source as written: a pointer to an array's first element is no `Data` location.)
+        let src_values = self.arg(call, src, ret);
+        let mut src_places = self.derive(state, &src_values);
+        src_places.union_with(&src_data);
+        self.copy_stored_pointers(&src_places, &dst_data, state);
         let streams = self.objects(call, stream, state);
         // A copy into pageable memory returns only once it is done (CUDA's documented
         // behaviour, which cudarc's `clone_dtoh` relies on): the stream's earlier work is done too.
@@ -924,6 +951,49 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                  the device may still run (CUDA's API synchronization behavior)",
             );
         }
+    }
+
+    /// Device pointers stored in copied memory (a table of them, made on the host) are stored
+    /// in the destination too: a kernel given the table reaches what they point to.
+    fn copy_stored_pointers(&mut self, src: &LocSet, dst: &LocSet, state: &mut State) {
+        let stored = self.stored_device_pointers(src, state);
+        if stored.is_empty() {
+            return;
+        }
+        for d in dst.iter() {
+            let element = self.locs.child(d, Proj::Index);
+            state.values.entry(element).or_default().union_with(&stored);
+        }
+    }
+
+    /// The device memory that pointers stored in `data` point to (anywhere inside: an array's
+    /// elements, the array inside `vec![..]`'s box).
+    fn stored_device_pointers(&self, data: &LocSet, state: &State) -> LocSet {
+        let mut stored = LocSet::new();
+        for s in data.iter() {
+            let mut work = vec![(s, 0u32)];
+            // A pointer to an element is the element (an array's first, `ptrs.as_ptr()`).
+            let is_element = matches!(self.locs.get(s).parent, Some((_, Proj::Index)));
+            while let Some((l, depth)) = work.pop() {
+                if (l != s || is_element)
+                    && let Some(v) = state.values.get(&l)
+                {
+                    stored.union_with(v);
+                }
+                if depth < 4 {
+                    work.extend(
+                        self.locs
+                            .get(l)
+                            .children
+                            .iter()
+                            .filter(|(p, _)| *p != Proj::Deref)
+                            .map(|&(_, c)| (c, depth + 1)),
+                    );
+                }
+            }
+        }
+        stored.retain(|l| matches!(self.locs.kind(l), LocKind::Data(k) if k.is_device_only()));
+        stored
     }
 
     /// A batch of copies (see [`Effect::BatchCopy`]).
@@ -1165,12 +1235,15 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 .collect();
             for (i, child) in fields {
                 let values = self.read_value(state, child);
-                let reached = self.reach_args(state, &values);
+                let mut reached = self.reach_args(state, &values);
+                reached.union_with(&self.through_device_tables(state, &reached));
                 slots.entry(i).or_default().union_with(&reached);
             }
         }
         if slots.is_empty() {
-            (vec![self.reach_args(state, argv)], false)
+            let mut reached = self.reach_args(state, argv);
+            reached.union_with(&self.through_device_tables(state, &reached));
+            (vec![reached], false)
         } else {
             (slots.into_values().collect(), true)
         }

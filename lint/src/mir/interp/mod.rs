@@ -575,6 +575,34 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         self.reach_nested(state, values, 3, false, true)
     }
 
+    /// The device memory that tables of device pointers in `data` point to (a table copied to
+    /// the device from the host, given to a kernel), two tables deep.
+    fn through_device_tables(&mut self, state: &State, data: &LocSet) -> LocSet {
+        let mut out = LocSet::new();
+        let mut frontier = data.clone();
+        for _ in 0..2 {
+            let mut next = LocSet::new();
+            for l in frontier.iter() {
+                if !matches!(self.locs.kind(l), LocKind::Data(k) if k.is_device_only()) {
+                    continue;
+                }
+                let index = self.locs.child(l, Proj::Index);
+                if let Some(stored) = state.values.get(&index) {
+                    for p in stored.iter() {
+                        if !data.contains(p) && out.insert(p) {
+                            next.insert(p);
+                        }
+                    }
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            frontier = next;
+        }
+        out
+    }
+
     /// A worklist, not a recursion: handles can refer to one another in cycles (a `Vec<Vec<u8>>`
     /// drained into itself), and each location is visited once per remaining depth.
     fn reach_nested(&mut self, state: &State, values: &LocSet, depth: u32, nested: bool, numbers: bool) -> LocSet {
