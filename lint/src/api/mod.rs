@@ -123,6 +123,9 @@ pub enum Effect {
     SyncEvent(Arg),
     /// Waits for all work in the context.
     SyncContext,
+    /// Waits for the work of the context `Arg` (cudarc's `CudaContext::synchronize`): work on
+    /// streams of other contexts (another device) goes on.
+    SyncContextOf(Arg),
     /// Asks whether the work on a stream is done, without waiting (`cuStreamQuery`). Taken as
     /// a wait: programs poll until it is (`while query() != SUCCESS {}`), or use the memory only
     /// where it said so. Code that goes on after a query that said "not ready" is not reported.

@@ -65,7 +65,10 @@ declare_lint! {
     /// The streams of a collection (its elements, streams made in a loop or by `map`) are one
     /// stream to the analysis: a loop that waits for each (`for s in &streams {
     /// s.synchronize()? }`) is taken to wait for the work on any of them, also when the loop
-    /// itself sits under an `if` that may skip it.
+    /// itself sits under an `if` that may skip it. `cuCtxSynchronize` and `cudaDeviceSynchronize`
+    /// wait for the current context or device, which the analysis does not follow
+    /// (`cuCtxSetCurrent`, `cudaSetDevice`): they are taken to wait for all work (cudarc's
+    /// `CudaContext::synchronize` waits for its own context's streams only).
     ///
     /// ### Example
     /// ```rust,ignore

@@ -147,7 +147,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
             ],
         ),
         f(core!("CudaContext::new_event"), &[New(Target::Obj(ObjKind::Event))]),
-        f(core!("CudaContext::synchronize"), &[SyncContext]),
+        f(core!("CudaContext::synchronize"), &[SyncContextOf(0)]),
         f(
             core!("CudaContext::enable_event_tracking"),
             &[context(ContextChange::TrackingOn)],

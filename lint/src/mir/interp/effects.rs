@@ -210,6 +210,28 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     self.machine.sync_events(&mut state.m, &events);
                 }
                 Effect::SyncContext => self.machine.sync_all(&mut state.m),
+                Effect::SyncContextOf(a) => {
+                    let mut contexts = self.objects(call, a, state);
+                    contexts.retain(|c| self.locs.kind(c) == LocKind::Object(ObjKind::Context));
+                    // The streams of that context (or of a context not known) in use.
+                    let mut streams = LocSet::new();
+                    let mut anywhere = contexts.is_empty();
+                    for op in state.m.inflight_may.iter() {
+                        let on = &self.machine.op(op).streams;
+                        anywhere |= on.is_empty();
+                        for s in on.iter() {
+                            let of = self.attrs.get(&s).map(|a| &a.contexts);
+                            if of.is_none_or(|c| c.is_empty() || c.intersects(&contexts)) {
+                                streams.insert(s);
+                            }
+                        }
+                    }
+                    if anywhere {
+                        self.machine.sync_all(&mut state.m);
+                    } else if !streams.is_empty() {
+                        self.machine.sync_streams(&mut state.m, &streams);
+                    }
+                }
                 Effect::RecordEvent { event, stream } => {
                     let events = self.objects_with(call, event, &ret, state);
                     let streams = self.objects(call, stream, state);
