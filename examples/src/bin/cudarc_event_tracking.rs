@@ -90,7 +90,7 @@ fn pinned_one_stream() -> Result<usize, DriverError> {
     let k = load(&ctx)?;
     let s = ctx.default_stream();
     let mut d = s.alloc_zeros::<f32>(N)?;
-    let mut h = unsafe { ctx.alloc_pinned::<f32>(N)? };
+    let mut h = unsafe { ctx.alloc_pinned_with_flags::<f32>(N, 0)? };
     h.as_mut_slice()?.fill(-1.0);
     let mut stale_runs = 0;
     for r in 0..RUNS {
@@ -111,7 +111,7 @@ fn pinned_two_streams() -> Result<usize, DriverError> {
     let k = load(&ctx)?;
     let s = ctx.default_stream();
     let mut d = s.alloc_zeros::<f32>(N)?;
-    let mut h = unsafe { ctx.alloc_pinned::<f32>(N)? };
+    let mut h = unsafe { ctx.alloc_pinned_with_flags::<f32>(N, 0)? };
     h.as_mut_slice()?.fill(-1.0);
     let mut stale_runs = 0;
     for r in 0..RUNS {
@@ -132,7 +132,7 @@ fn guard_dropped_early() -> Result<usize, DriverError> {
     let writer = ctx.new_stream()?;
     let reader = ctx.new_stream()?;
     let mut d = writer.alloc_zeros::<u8>(N)?;
-    let mut h = unsafe { ctx.alloc_pinned::<u8>(N)? };
+    let mut h = unsafe { ctx.alloc_pinned_with_flags::<u8>(N, 0)? };
     let mut stale_runs = 0;
     for r in 0..RUNS {
         let value = (r + 1) as u8;
@@ -155,7 +155,7 @@ fn guard_kept() -> Result<usize, DriverError> {
     let writer = ctx.new_stream()?;
     let reader = ctx.new_stream()?;
     let mut d = writer.alloc_zeros::<u8>(N)?;
-    let mut h = unsafe { ctx.alloc_pinned::<u8>(N)? };
+    let mut h = unsafe { ctx.alloc_pinned_with_flags::<u8>(N, 0)? };
     let mut stale_runs = 0;
     for r in 0..RUNS {
         let value = (r + 1) as u8;

@@ -6,6 +6,9 @@
 pub struct Advice {
     /// How to copy through pinned memory instead of pageable memory.
     pub pinned: &'static str,
+    /// How to get pinned memory for the host to read (a readback's destination): pinned, and
+    /// not write-combined.
+    pub pinned_readback: &'static str,
     /// How to wait for a stream; `{stream}` stands for its name.
     pub sync_stream: &'static str,
     /// How to order new work on one stream after work on another.
@@ -25,6 +28,7 @@ impl Advice {
     /// Advice for code that uses no CUDA API the front end knows (it gives none).
     pub const NONE: Advice = Advice {
         pinned: "",
+        pinned_readback: "",
         sync_stream: "",
         order_streams: "",
         copy_to_host: "",

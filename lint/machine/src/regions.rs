@@ -34,6 +34,10 @@ pub trait Regions {
     fn mapping(&self, l: Loc) -> Loc {
         self.root(l)
     }
+    /// Whether the memory at `l` is write-combined pinned memory (`CU_MEMHOSTALLOC_WRITECOMBINED`).
+    fn write_combined(&self, _l: Loc) -> bool {
+        false
+    }
     /// The physical allocations the VMM mapping `mapping` (see [`Regions::mapping`]) maps;
     /// `None` when not known (a mapping from a parameter), which pairs it with nothing.
     fn physical(&self, mapping: Loc) -> Option<LocSet>;

@@ -50,6 +50,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
     advice: Advice {
         pinned: "allocate the host buffer with `cuMemHostAlloc` (or `cuMemAllocHost`), or page-lock it \
                  with `cuMemHostRegister`",
+        pinned_readback: "read back into pinned memory that is not write-combined: `cuMemAllocHost`, or \
+                          `cuMemHostAlloc` without `CU_MEMHOSTALLOC_WRITECOMBINED`",
         sync_stream: "`cuStreamSynchronize({stream})`",
         order_streams: "record an event after the first work (`cuEventRecord`) and make this stream \
                         wait on it (`cuStreamWaitEvent`)",
@@ -95,7 +97,16 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(result!("malloc_sync"), &[New(DEVICE)]),
         f(result!("malloc_async"), &[New(DEVICE), AllocatedOn(0)]),
         f(result!("malloc_managed"), &[New(Target::Mem(MemKind::Managed))]),
-        f(result!("malloc_host"), &[New(PINNED)]),
+        f(
+            result!("malloc_host"),
+            &[
+                New(PINNED),
+                WriteCombined(super::WriteCombined::FlagBit {
+                    flags: 1,
+                    bit: super::WRITE_COMBINED_BIT,
+                }),
+            ],
+        ),
         f(
             result!("free_sync"),
             &[Free {
@@ -216,7 +227,16 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("cuMemAllocFromPoolAsync", &[out(0, DEVICE), AllocatedOn(3)]),
         f("cuMemAllocManaged", &[out(0, Target::Mem(MemKind::Managed))]),
         f("cuMemAllocHost_v2", &[out(0, PINNED)]),
-        f("cuMemHostAlloc", &[out(0, PINNED)]),
+        f(
+            "cuMemHostAlloc",
+            &[
+                out(0, PINNED),
+                WriteCombined(super::WriteCombined::FlagBit {
+                    flags: 2,
+                    bit: super::WRITE_COMBINED_BIT,
+                }),
+            ],
+        ),
         f(
             "cuMemFree_v2",
             &[Free {

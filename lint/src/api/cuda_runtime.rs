@@ -26,6 +26,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
     advice: Advice {
         pinned: "allocate the host buffer with `cudaMallocHost` (or `cudaHostAlloc`), or page-lock it \
                  with `cudaHostRegister`",
+        pinned_readback: "read back into pinned memory that is not write-combined: `cudaMallocHost`, or \
+                          `cudaHostAlloc` without `cudaHostAllocWriteCombined`",
         sync_stream: "`cudaStreamSynchronize({stream})`",
         order_streams: "record an event after the first work (`cudaEventRecord`) and make this stream \
                         wait on it (`cudaStreamWaitEvent`)",
@@ -63,7 +65,16 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("cudaMallocFromPoolAsync", &[out(0, DEVICE), AllocatedOn(3)]),
         f("cudaMallocManaged", &[out(0, Target::Mem(MemKind::Managed))]),
         f("cudaMallocHost", &[out(0, PINNED)]),
-        f("cudaHostAlloc", &[out(0, PINNED)]),
+        f(
+            "cudaHostAlloc",
+            &[
+                out(0, PINNED),
+                WriteCombined(super::WriteCombined::FlagBit {
+                    flags: 2,
+                    bit: super::WRITE_COMBINED_BIT,
+                }),
+            ],
+        ),
         f("cudaFree", &[free(0)]),
         f("cudaFreeHost", &[free(0)]),
         f("cudaFreeAsync", &[FreeOnStream { mem: 0, stream: 1 }]),

@@ -59,6 +59,21 @@ pub enum Target {
     Obj(ObjKind),
 }
 
+/// When a pinned allocation is write-combined (`CU_MEMHOSTALLOC_WRITECOMBINED`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum WriteCombined {
+    /// Always (cudarc 0.19.10's `CudaContext::alloc_pinned`).
+    Always,
+    /// When the constant flags argument `flags` has `bit` set (`cuMemHostAlloc`, `cudaHostAlloc`).
+    FlagBit { flags: Arg, bit: u32 },
+    /// When field `field` (a `bool`) of the struct argument `arg` is a constant `true` (the
+    /// runtime layer's `PinnedFlags { write_combined: true, .. }`).
+    BoolField { arg: Arg, field: u8 },
+}
+
+/// `CU_MEMHOSTALLOC_WRITECOMBINED`, `cudaHostAllocWriteCombined`.
+pub const WRITE_COMBINED_BIT: u32 = 0x04;
+
 /// The direction of a copy, which decides which side is host memory.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Dir {
@@ -121,6 +136,9 @@ pub enum Effect {
     SyncStream(Arg),
     /// Waits for the work recorded before an event.
     SyncEvent(Arg),
+    /// The memory the call's `New`/`NewOut` made is write-combined pinned memory when the
+    /// flags say so (see [`WriteCombined`]).
+    WriteCombined(WriteCombined),
     /// Waits for all work in the context.
     SyncContext,
     /// Waits for the work of the context `Arg` (cudarc's `CudaContext::synchronize`): work on

@@ -8,6 +8,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
     advice: Advice {
         pinned: "allocate the host buffer as pinned memory (`Context::alloc_pinned`) or page-lock it \
                  (`Context::register_host`)",
+        pinned_readback: "read back into pinned memory that is not write-combined (`Context::alloc_pinned`, \
+                          or `alloc_pinned_with_flags` with `write_combined: false`)",
         sync_stream: "`{stream}.synchronize()`",
         order_streams: "record an event after the first work and make this stream wait on it \
                         (`Stream::wait_event`)",
@@ -50,7 +52,11 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f(
             "cuda_lint_runtime::context::Context::alloc_pinned_with_flags",
-            &[New(Target::Mem(MemKind::Pinned))],
+            &[
+                New(Target::Mem(MemKind::Pinned)),
+                // `PinnedFlags { portable, device_mapped, write_combined }`
+                WriteCombined(super::WriteCombined::BoolField { arg: 2, field: 2 }),
+            ],
         ),
         f(
             "cuda_lint_runtime::context::Context::alloc_managed",

@@ -444,6 +444,8 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
             arg.as_type().is_some_and(|t| {
                 matches!(t.kind(), ty::Ref(..) | ty::RawPtr(..) | ty::Dynamic(..) | ty::FnPtr(..))
                     || self.rs.role(t).is_some()
+                    // A struct with a lifetime borrows something (`slice::Iter<'a, T>`).
+                    || matches!(t.kind(), ty::Adt(_, args) if args.regions().next().is_some())
             })
         })
     }

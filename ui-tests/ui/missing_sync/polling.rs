@@ -3,6 +3,7 @@
 // Waits that are not a call to synchronize: polling a query (`cuEventQuery`, `cuStreamQuery`,
 // `cudaEventQuery`, `CudaEvent::is_complete`, the runtime layer's `query`) until the work is
 // done, and a wrapper whose `Drop` synchronizes before it frees. A query is taken as a wait.
+#![cfg_attr(cuda_lint, allow(cuda_lint::write_combined_host_read))] // readbacks into cudarc's `alloc_pinned`: another lint's subject
 use std::ffi::c_void;
 use std::ptr::null_mut;
 

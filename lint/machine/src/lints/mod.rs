@@ -117,6 +117,7 @@ lints! {
     host_deref_device_ptr: HOST_DEREF_DEVICE_PTR,
     missing_sync: MISSING_SYNC,
     unfenced_vmm_alias: UNFENCED_VMM_ALIAS,
+    write_combined_host_read: WRITE_COMBINED_HOST_READ,
 }
 
 /// A lint by name; `name` may carry the `cuda_lint::` prefix, dashes or capitals.

@@ -119,6 +119,11 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
             "the driver stages pageable memory through a pinned buffer: the call blocks until \
              the data is staged, and the copy cannot overlap with kernels",
         )
-        .help(advice.pinned);
+        // A readback's destination is read by the host: pinned, but not write-combined.
+        .help(if dir == Dir::DeviceToHost && !advice.pinned_readback.is_empty() {
+            advice.pinned_readback
+        } else {
+            advice.pinned
+        });
     out.push(cx.finding(&PAGEABLE_ASYNC_COPY, "pageable_async_copy", some_paths, diag));
 }

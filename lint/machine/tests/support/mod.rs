@@ -20,6 +20,7 @@ pub type Site = u32;
 /// The advice of the test's API family: recognizable strings the tests look for.
 pub static ADVICE: Advice = Advice {
     pinned: "allocate the host side with `alloc_pinned`",
+    pinned_readback: "read back into `alloc_pinned_with_flags(len, 0)`",
     sync_stream: "`{stream}.synchronize()`",
     order_streams: "record an event on the first stream and wait for it on the second",
     copy_to_host: "copy it to the host with `clone_dtoh`",

@@ -106,6 +106,9 @@ pub static FAMILY: ApiFamily = ApiFamily {
     name: "cudarc",
     advice: Advice {
         pinned: "copy through pinned memory: a `PinnedHostSlice` from `CudaContext::alloc_pinned`",
+        pinned_readback: "read back into pinned memory that is not write-combined: \
+                          `CudaContext::alloc_pinned_with_flags(len, 0)` (`alloc_pinned` allocates \
+                          write-combined memory, which the host reads slowly)",
         sync_stream: "`{stream}.synchronize()`",
         order_streams: "make this stream wait for the other's work (`stream.join(&other)`, or \
                         `stream.wait(&event)` on an event recorded after it)",
@@ -156,10 +159,23 @@ pub static FAMILY: ApiFamily = ApiFamily {
             core!("CudaContext::disable_event_tracking"),
             &[context(ContextChange::TrackingOff)],
         ),
-        f(core!("CudaContext::alloc_pinned"), &[New(Target::Mem(MemKind::Pinned))]),
+        // cudarc 0.19.10's `alloc_pinned` passes `CU_MEMHOSTALLOC_WRITECOMBINED`.
+        f(
+            core!("CudaContext::alloc_pinned"),
+            &[
+                New(Target::Mem(MemKind::Pinned)),
+                WriteCombined(crate::api::WriteCombined::Always),
+            ],
+        ),
         f(
             core!("CudaContext::alloc_pinned_with_flags"),
-            &[New(Target::Mem(MemKind::Pinned))],
+            &[
+                New(Target::Mem(MemKind::Pinned)),
+                WriteCombined(crate::api::WriteCombined::FlagBit {
+                    flags: 2,
+                    bit: crate::api::WRITE_COMBINED_BIT,
+                }),
+            ],
         ),
         f(core!("CudaContext::load_module"), &[LoadModule(1)]),
         f(core!("CudaContext::bind_to_thread"), &[NoAccess]),

@@ -120,7 +120,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             } else {
                 data.retain(|l| !matches!(self.locs.kind(l), LocKind::Data(k) if k.is_device_only()));
             }
-            let access = if writes_through(ty) {
+            let access = if writes_through(self.tcx, ty) {
                 Access::Write
             } else {
                 Access::Read

@@ -209,6 +209,23 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let events = self.objects(call, a, state);
                     self.machine.sync_events(&mut state.m, &events);
                 }
+                Effect::WriteCombined(when) => {
+                    let combined = match when {
+                        crate::api::WriteCombined::Always => true,
+                        crate::api::WriteCombined::FlagBit { flags, bit } => {
+                            self.const_int(call, flags).is_some_and(|v| v & u128::from(bit) != 0)
+                        }
+                        crate::api::WriteCombined::BoolField { arg, field } => {
+                            self.const_struct_field(call, arg, field) == Some(1)
+                        }
+                    };
+                    if combined {
+                        for new in ret.iter().chain(last_new) {
+                            let root = self.locs.data_root(new);
+                            self.attrs.entry(root).or_default().write_combined = true;
+                        }
+                    }
+                }
                 Effect::SyncContext => self.machine.sync_all(&mut state.m),
                 Effect::SyncContextOf(a) => {
                     let mut contexts = self.objects(call, a, state);
@@ -1143,6 +1160,56 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             Dir::DeviceToHost
         } else {
             Dir::Infer
+        }
+    }
+
+    /// The constant integer field `field` of the struct argument `a` is, where the body builds
+    /// it as a struct literal (through locals and helpers' parameters): `PinnedFlags {
+    /// write_combined: true, ..Default::default() }`.
+    pub(super) fn const_struct_field(&self, call: &CallSite<'_, 'tcx>, a: u8, field: u8) -> Option<u128> {
+        let tcx = self.tcx;
+        let env = self.typing_env;
+        let eval = |body: &'a Body<'tcx>, op: &Operand<'tcx>| -> Option<Vec<u128>> {
+            // A constant struct (a `const` item, or a literal the compiler made one).
+            if let Operand::Constant(c) = op {
+                let ty = c.ty();
+                if ty.has_non_region_param() {
+                    return None;
+                }
+                let value = c.const_.eval(tcx, env, c.span).ok()?;
+                let fields = tcx.try_destructure_mir_constant_for_user_output(value, ty)?;
+                let (field_value, _) = fields.fields.get(field as usize)?;
+                return Some(vec![field_value.try_to_scalar_int()?.to_bits_unchecked()]);
+            }
+            let mut local = op.place()?.as_local()?;
+            // Through plain copies to the struct literal.
+            for _ in 0..4 {
+                let mut next = None;
+                for data in body.basic_blocks.iter() {
+                    for stmt in &data.statements {
+                        let StatementKind::Assign(box (dest, rv)) = &stmt.kind else {
+                            continue;
+                        };
+                        if dest.as_local() != Some(local) {
+                            continue;
+                        }
+                        match rv {
+                            Rvalue::Aggregate(_, fields) => {
+                                let op = fields.iter().nth(field as usize)?;
+                                return const_ints_of(tcx, env, body, op, 4);
+                            }
+                            Rvalue::Use(Operand::Copy(p) | Operand::Move(p), _) => next = p.as_local(),
+                            _ => return None,
+                        }
+                    }
+                }
+                local = next?;
+            }
+            None
+        };
+        match self.through_helpers(call, a, eval).0?.as_slice() {
+            [one] => Some(*one),
+            _ => None,
         }
     }
 

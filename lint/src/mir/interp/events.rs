@@ -31,6 +31,14 @@ impl Regions for RegionsView<'_, '_, '_> {
         self.locs.data_root(l)
     }
 
+    fn write_combined(&self, l: LocId) -> bool {
+        self.locs.kind(l) == LocKind::Data(MemKind::Pinned)
+            && self
+                .attrs
+                .get(&self.locs.data_root(l))
+                .is_some_and(|a| a.write_combined)
+    }
+
     fn mapping(&self, l: LocId) -> LocId {
         self.locs.mapping_view(l)
     }

@@ -97,6 +97,8 @@ struct ObjAttrs {
     /// recorded on it), and through cudarc's own types (events are).
     raw_arg_memory: LocSet,
     handle_arg_memory: LocSet,
+    /// Pinned memory: allocated write-combined.
+    write_combined: bool,
 }
 
 /// What an rvalue produces, for the assignment that stores it.
@@ -1094,13 +1096,42 @@ fn param_source(body: &Body<'_>, op: &Operand<'_>, depth: u32) -> Option<Local> 
 }
 
 /// Whether a callee given a value of this type may write through it.
-fn writes_through(ty: Ty<'_>) -> bool {
+fn writes_through<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
+    // `&mut` to an iterator of the standard library over shared items (`iter.all(..)`,
+    // `iter.position(..)`): the iterator moves, the memory it walks is only read.
+    if let ty::Ref(_, inner, m) = ty.kind()
+        && m.is_mut()
+        && reads_only_through(tcx, *inner)
+    {
+        return false;
+    }
     ty.walk().any(|arg| {
         arg.as_type().is_some_and(|t| match t.kind() {
             ty::Ref(_, _, m) | ty::RawPtr(_, m) => m.is_mut(),
             _ => false,
         })
     })
+}
+
+/// Whether `ty` is the standard library's state of an iteration over shared items: a type of
+/// `core`/`alloc`/`std` (`slice::Iter`, `Map<Iter<..>, F>`...) with no `&mut`, `*mut` or
+/// mutable iterator (`IterMut`, `ChunksMut`, `Drain`...) in it.
+fn reads_only_through<'tcx>(tcx: TyCtxt<'tcx>, ty: Ty<'tcx>) -> bool {
+    let ty::Adt(def, _) = ty.kind() else {
+        return false;
+    };
+    matches!(tcx.crate_name(def.did().krate).as_str(), "core" | "alloc" | "std")
+        && tcx.def_path_str(def.did()).to_ascii_lowercase().contains("iter")
+        && !ty.walk().any(|arg| {
+            arg.as_type().is_some_and(|t| match t.kind() {
+                ty::Ref(_, _, m) | ty::RawPtr(_, m) => m.is_mut(),
+                ty::Adt(d, _) => {
+                    let name = tcx.item_name(d.did());
+                    name.as_str().ends_with("Mut") || name.as_str() == "Drain"
+                }
+                _ => false,
+            })
+        })
 }
 
 /// `T` for `Result<T, E>` and `Option<T>`, else the type itself.
