@@ -182,3 +182,29 @@ mod tests {
         }
     }
 }
+
+/// Times two host reads of `data`, best of `runs`: a sequential sum (what a readback's consumer
+/// does; the compiler vectorizes it), and a strided walk reading one value per 64-byte line in a
+/// scattered order (what a lookup into the readback does). Returns (sum, sequential ms, strided
+/// ms).
+pub fn time_host_reads(data: &[u32], runs: usize) -> (u64, f64, f64) {
+    let (mut seq_ms, mut strided_ms) = (f64::MAX, f64::MAX);
+    let mut sum = 0u64;
+    let lines = data.len() / 16;
+    for _ in 0..runs {
+        let t0 = Instant::now();
+        sum = data.iter().map(|&x| u64::from(x)).sum();
+        seq_ms = seq_ms.min(ms_since(t0));
+        let t0 = Instant::now();
+        let mut acc = 0u64;
+        // Visit every line once, in an order that defeats the prefetcher (an odd multiplier
+        // modulo a power of two is a permutation).
+        for i in 0..lines {
+            let line = i.wrapping_mul(40_503) & (lines - 1);
+            acc = acc.wrapping_add(u64::from(data[line * 16]));
+        }
+        strided_ms = strided_ms.min(ms_since(t0));
+        std::hint::black_box(acc);
+    }
+    (sum, seq_ms, strided_ms)
+}

@@ -23,7 +23,9 @@ declare_lint! {
     /// Guide: "reading from write-combining memory from the host is prohibitively slow". cudarc
     /// issue #580 measured the same host reads of a readback at 1.287 s from `alloc_pinned`
     /// memory against 18.8 ms from memory allocated without the flag. Nothing fails: the program
-    /// is just slower, so this lint warns.
+    /// is just slower, so this lint warns. (On this project's GPU machines, KVM guests with an H100
+    /// and an H200, the flag made no measurable difference: a guest's memory type for ordinary RAM
+    /// is normally the host's, write-back. `runtime/gpu-results/2026-11-25-write-combined.md`.)
     ///
     /// Writing write-combined memory (to upload it) is what it is for, and is not reported; nor
     /// is pinned memory allocated without the flag (`cuMemAllocHost`, `cudaMallocHost`, cudarc's
