@@ -159,30 +159,6 @@ pub fn signal_name(sig: i32) -> &'static str {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn figures() {
-        // 256 MiB in 4.83 ms is the C++ reference's pinned 55.6 GB/s.
-        assert!((gbps(256 * MIB, 4.83) - 55.6).abs() < 0.1);
-        assert_eq!(ms(Duration::from_micros(2500)), 2.5);
-        assert_eq!(signal_name(11), "SIGSEGV");
-        assert_eq!(signal_name(7), "SIGBUS");
-        assert_eq!(signal_name(99), "unknown signal");
-    }
-
-    /// Without a GPU, opening one prints a skip line and is not an error.
-    #[test]
-    fn open_gpu_never_fails_for_lack_of_a_gpu() {
-        match open_gpu("lib test") {
-            Ok(_) => {}
-            Err(e) => assert!(!e.is_unavailable(), "{e}"),
-        }
-    }
-}
-
 /// Times two host reads of `data`, best of `runs`: a sequential sum (what a readback's consumer
 /// does; the compiler vectorizes it), and a strided walk reading one value per 64-byte line in a
 /// scattered order (what a lookup into the readback does). Returns (sum, sequential ms, strided
@@ -207,4 +183,28 @@ pub fn time_host_reads(data: &[u32], runs: usize) -> (u64, f64, f64) {
         std::hint::black_box(acc);
     }
     (sum, seq_ms, strided_ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures() {
+        // 256 MiB in 4.83 ms is the C++ reference's pinned 55.6 GB/s.
+        assert!((gbps(256 * MIB, 4.83) - 55.6).abs() < 0.1);
+        assert_eq!(ms(Duration::from_micros(2500)), 2.5);
+        assert_eq!(signal_name(11), "SIGSEGV");
+        assert_eq!(signal_name(7), "SIGBUS");
+        assert_eq!(signal_name(99), "unknown signal");
+    }
+
+    /// Without a GPU, opening one prints a skip line and is not an error.
+    #[test]
+    fn open_gpu_never_fails_for_lack_of_a_gpu() {
+        match open_gpu("lib test") {
+            Ok(_) => {}
+            Err(e) => assert!(!e.is_unavailable(), "{e}"),
+        }
+    }
 }
