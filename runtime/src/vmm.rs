@@ -407,10 +407,12 @@ impl Mapping {
         })
     }
 
-    /// Unmaps (`cuMemUnmap`) and gives the reserved range back for reuse; this mapping's share
-    /// of the physical allocation is released (`cuMemRelease` if it was the last).
+    /// Waits for the context's work (`cuMemUnmap` does not: work still using the mapping
+    /// would fault), unmaps (`cuMemUnmap`) and gives the reserved range back for reuse; this
+    /// mapping's share of the physical allocation is released (`cuMemRelease` if it was the
+    /// last).
     pub fn unmap(mut self) -> Result<VirtualRange> {
-        self.context().bind_to_thread()?;
+        self.context().synchronize()?;
         // SAFETY: mapped range of `size` bytes. On error `self` drops normally.
         check("cuMemUnmap", unsafe { sys::cuMemUnmap(self.ptr, self.size) })?;
         self.mapped = false;
@@ -424,8 +426,10 @@ impl Mapping {
 impl Drop for Mapping {
     fn drop(&mut self) {
         if self.mapped {
-            if self.ctx.bind_to_thread().is_ok() {
-                // SAFETY: mapped range. Errors are ignored.
+            // `cuMemUnmap` does not wait for the device: wait for the work that may still use
+            // the mapping first (vLLM #43020). Errors are ignored.
+            if self.ctx.synchronize().is_ok() || self.ctx.bind_to_thread().is_ok() {
+                // SAFETY: mapped range, no work left using it.
                 unsafe {
                     let _ = sys::cuMemUnmap(self.ptr, self.size);
                 }

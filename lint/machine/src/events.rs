@@ -47,6 +47,8 @@ pub enum Event<'e, S> {
         streams: &'e LocSet,
         exempt: &'e OpSet,
     },
+    /// A VMM address range is freed (`cuMemAddressFree`); `regions` is where the call points.
+    AddressFree { regions: &'e LocSet },
 }
 
 /// What is known of a launched kernel's fencing (`fence.proxy.alias`), when it does not fence.

@@ -303,6 +303,79 @@ impl Machine {
         st.registered_must.subtract(roots);
     }
 
+    /// The VMM mappings a call given `at` acts on (`cuMemSetAccess`, `cuMemUnmap`,
+    /// `cuMemAddressFree` take an address and a size): at a view past a reservation's start,
+    /// that view; at the reservation's start, every view of it mapped on some path (the size
+    /// usually covers them all), itself included. Empty when `at` is no mapping the analysis saw
+    /// made (a parameter, an address it cannot follow).
+    pub fn mappings_at<X: Ext>(&self, st: &State<X>, at: &LocSet, regions: &dyn Regions) -> LocSet {
+        let mut views = LocSet::new();
+        for l in at.iter() {
+            if regions.mem_kind(l) != Some(MemKind::VmmMapping) {
+                continue;
+            }
+            let (view, root) = (regions.mapping(l), regions.root(l));
+            if view == root {
+                for v in st.mapped_may.iter().filter(|&v| regions.root(v) == root) {
+                    views.insert(v);
+                }
+            }
+            views.insert(view);
+        }
+        views
+    }
+
+    /// `view` is mapped (`cuMemMap`); the device has no access to it yet.
+    pub fn map<X: Ext>(&self, st: &mut State<X>, views: &LocSet) {
+        st.mapped_may.union_with(views);
+        st.mapped_must.union_with(views);
+        st.access_may.subtract(views);
+        st.access_must.subtract(views);
+    }
+
+    /// A map call of `views` failed (the code checked its status): they are not mapped.
+    pub fn map_failed<X: Ext>(&self, st: &mut State<X>, views: &LocSet) {
+        for set in [
+            &mut st.mapped_may,
+            &mut st.mapped_must,
+            &mut st.access_may,
+            &mut st.access_must,
+        ] {
+            set.subtract(views);
+        }
+    }
+
+    /// The device is granted access to the mappings at `at` (`cuMemSetAccess`). Where they
+    /// are not known (an address the analysis cannot follow), to every mapping: a grant it
+    /// cannot place must not leave a mapping looking inaccessible.
+    pub fn set_access<X: Ext>(&self, st: &mut State<X>, at: &LocSet, regions: &dyn Regions) {
+        let mut views = self.mappings_at(st, at, regions);
+        if views.is_empty() {
+            views = st.mapped_may.clone();
+        }
+        views.intersect_with(&st.mapped_may);
+        st.access_may.union_with(&views);
+        views.intersect_with(&st.mapped_must);
+        st.access_must.union_with(&views);
+    }
+
+    /// The mappings at `at` are unmapped (`cuMemUnmap`), and lose their access. Where they are
+    /// not known, every mapping is taken as unmapped (none is then reported as still mapped).
+    pub fn unmap<X: Ext>(&self, st: &mut State<X>, at: &LocSet, regions: &dyn Regions) {
+        let mut views = self.mappings_at(st, at, regions);
+        if views.is_empty() {
+            views = st.mapped_may.clone();
+        }
+        for set in [
+            &mut st.mapped_may,
+            &mut st.mapped_must,
+            &mut st.access_may,
+            &mut st.access_must,
+        ] {
+            set.subtract(&views);
+        }
+    }
+
     /// Whether asynchronous work can still be using memory at `l` after the call that enqueued
     /// it returned: memory that is not pageable, or pageable memory page-locked in place.
     pub fn can_be_in_flight<X: Ext>(&self, st: &State<X>, l: Loc, regions: &dyn Regions) -> bool {

@@ -42,6 +42,13 @@ pub struct State<X = ()> {
     /// Host memory page-locked in place (`cuMemHostRegister`) on every path / on some path.
     pub registered_must: LocSet,
     pub registered_may: LocSet,
+    /// VMM mappings (each a view, see [`crate::Regions::mapping`]) mapped (`cuMemMap`) on every
+    /// path / on some path, and those of them the device was granted access to
+    /// (`cuMemSetAccess`) since they were mapped: a mapping starts with no access.
+    pub mapped_must: LocSet,
+    pub mapped_may: LocSet,
+    pub access_must: LocSet,
+    pub access_may: LocSet,
     /// The API families' own state.
     pub ext: X,
 }
@@ -70,6 +77,10 @@ impl<X: Ext> State<X> {
         changed |= self.waited_over.union_with(&other.waited_over);
         changed |= intersect_changed(&mut self.registered_must, &other.registered_must);
         changed |= self.registered_may.union_with(&other.registered_may);
+        changed |= intersect_changed(&mut self.mapped_must, &other.mapped_must);
+        changed |= self.mapped_may.union_with(&other.mapped_may);
+        changed |= intersect_changed(&mut self.access_must, &other.access_must);
+        changed |= self.access_may.union_with(&other.access_may);
         changed |= self.ext.join(&other.ext);
         changed
     }

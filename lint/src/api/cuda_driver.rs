@@ -412,18 +412,23 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("cuMemCreate", &[out(0, Target::Obj(ObjKind::Physical))]),
         f("cuMemRelease", &[NoAccess]),
         f("cuMemAddressReserve", &[out(0, Target::Mem(MemKind::VmmMapping))]),
-        f("cuMemAddressFree", &[NoAccess]),
+        f("cuMemAddressFree", &[AddressFree { va: 0 }]),
         f("cuMemMap", &[MapAt { va: 0, physical: 3 }]),
-        f("cuMemSetAccess", &[NoAccess]),
+        f("cuMemSetAccess", &[SetAccess { va: 0 }]),
         // Descriptors of device memory for TMA: the addresses are not dereferenced here.
         f("cuTensorMapEncodeTiled", &[NoAccess]),
         f("cuTensorMapEncodeIm2col", &[NoAccess]),
         f(
             "cuMemUnmap",
-            &[Free {
-                mem: 0,
-                kind: FreeKind::Waits,
-            }],
+            // It does not wait for the device: work still using the mapping faults (vLLM
+            // #43020, TensorRT-LLM #11641).
+            &[
+                Free {
+                    mem: 0,
+                    kind: FreeKind::Immediate,
+                },
+                Unmap { va: 0 },
+            ],
         ),
     ],
     symbol_modules: &[

@@ -175,6 +175,15 @@ pub enum Effect {
     /// The memory at the address `va` (from `cuMemAddressReserve`) becomes a mapping of the
     /// physical allocation `physical` (`cuMemMap(va, size, 0, handle, 0)`).
     MapAt { va: Arg, physical: Arg },
+    /// The device is granted access to the mappings at the address `va` (`cuMemSetAccess`);
+    /// a mapping starts with none.
+    SetAccess { va: Arg },
+    /// The mappings at the address `va` are unmapped (`cuMemUnmap`); the memory itself is freed
+    /// by a [`Effect::Free`] beside it.
+    Unmap { va: Arg },
+    /// The reserved range at the address `va` is freed (`cuMemAddressFree`): it must no longer
+    /// be mapped.
+    AddressFree { va: Arg },
     /// The new memory this call returns belongs to the stream `Arg` (freed in its order).
     AllocatedOn(Arg),
     /// Returns a launch being built for `kernel` on `stream`; arguments are added with

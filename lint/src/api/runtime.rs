@@ -276,10 +276,21 @@ pub static FAMILY: ApiFamily = ApiFamily {
             "cuda_lint_runtime::vmm::VirtualRange::reserve",
             &[New(Target::Obj(ObjKind::AddressRange))],
         ),
-        f("cuda_lint_runtime::vmm::VirtualRange::map", &[Map { physical: 1 }]),
+        // It grants this device read-write access before it returns the mapping.
+        f(
+            "cuda_lint_runtime::vmm::VirtualRange::map",
+            &[Map { physical: 1 }, SetAccess { va: RET }],
+        ),
+        // It waits for the context before it unmaps.
         f(
             "cuda_lint_runtime::vmm::Mapping::unmap",
-            &[New(Target::Obj(ObjKind::AddressRange))],
+            &[
+                Free {
+                    mem: 0,
+                    kind: FreeKind::Waits,
+                },
+                New(Target::Obj(ObjKind::AddressRange)),
+            ],
         ),
         f("cuda_lint_runtime::vmm::Mapping::set_access", &[NoAccess]),
         f("cuda_lint_runtime::vmm::Mapping::device_ptr", &[Derive(0)]),

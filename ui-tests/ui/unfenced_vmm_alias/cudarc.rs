@@ -44,6 +44,10 @@ unsafe fn mapped_slice(stream: &Arc<CudaStream>, handle: CUmemGenericAllocationH
         let mut va: CUdeviceptr = 0;
         sys::cuMemAddressReserve(&mut va, BYTES, 0, 0, 0);
         sys::cuMemMap(va, BYTES, 0, handle, 0);
+        let mut access: sys::CUmemAccessDesc = std::mem::zeroed();
+        access.location.type_ = sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE;
+        access.flags = sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+        sys::cuMemSetAccess(va, BYTES, &access, 1);
         stream.upgrade_device_ptr::<f32>(va, LEN)
     }
 }

@@ -54,6 +54,16 @@ unsafe fn physical() -> CUmemGenericAllocationHandle {
     }
 }
 
+/// Gives this device read-write access to `size` bytes at `va` (a mapping starts with none).
+unsafe fn grant(va: CUdeviceptr, size: usize) {
+    unsafe {
+        let mut access: sys::CUmemAccessDesc = std::mem::zeroed();
+        access.location.type_ = sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE;
+        access.flags = sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+        sys::cuMemSetAccess(va, size, &access, 1);
+    }
+}
+
 unsafe fn launch3(f: CUfunction, mut a: CUdeviceptr, mut b: CUdeviceptr) {
     unsafe {
         let mut out: CUdeviceptr = 0;
@@ -81,6 +91,7 @@ impl Ring {
             sys::cuMemAddressReserve(&mut base, 2 * size, 0, 0, 0);
             sys::cuMemMap(base, size, 0, handle, 0);
             sys::cuMemMap(base + size as u64, size, 0, handle, 0);
+            grant(base, 2 * size);
             Ring { base, size }
         }
     }
@@ -107,6 +118,7 @@ impl TwoChunks {
             sys::cuMemAddressReserve(&mut base, 2 * size, 0, 0, 0);
             sys::cuMemMap(base, size, 0, physical(), 0);
             sys::cuMemMap(base + size as u64, size, 0, physical(), 0);
+            grant(base, 2 * size);
             TwoChunks { base, size }
         }
     }
@@ -124,6 +136,7 @@ fn fires_constant_views_of_one_reservation(ctx: &Arc<CudaContext>) -> Result<(),
         sys::cuMemAddressReserve(&mut base, 2 * SIZE, 0, 0, 0);
         sys::cuMemMap(base, SIZE, 0, h, 0);
         sys::cuMemMap(base + SIZE as u64, SIZE, 0, h, 0);
+        grant(base, 2 * SIZE);
         launch3(f, base, base + SIZE as u64);
         //~^ unfenced_vmm_alias
         sys::cuCtxSynchronize();
@@ -162,6 +175,7 @@ fn fires_mapped_in_a_loop(ctx: &Arc<CudaContext>) -> Result<(), DriverError> {
         for copy in 0..2u64 {
             sys::cuMemMap(base + copy * SIZE as u64, SIZE, 0, h, 0);
         }
+        grant(base, 2 * SIZE);
         launch3(f, base, base + SIZE as u64);
         //~^ unfenced_vmm_alias
         sys::cuCtxSynchronize();
@@ -230,6 +244,7 @@ fn ok_only_the_first_half_is_mapped(ctx: &Arc<CudaContext>) -> Result<(), Driver
         let mut base: CUdeviceptr = 0;
         sys::cuMemAddressReserve(&mut base, 2 * SIZE, 0, 0, 0);
         sys::cuMemMap(base, SIZE, 0, h, 0);
+        grant(base, SIZE);
         launch3(f, base, base + SIZE as u64);
         sys::cuCtxSynchronize();
     }
@@ -245,6 +260,7 @@ fn ok_chunks_of_a_pool_at_computed_offsets(ctx: &Arc<CudaContext>, chunks: u64, 
         for i in 0..chunks {
             sys::cuMemMap(base + i * SIZE as u64, SIZE, 0, physical(), 0);
         }
+        grant(base, chunks as usize * SIZE);
         launch3(f, base + a * SIZE as u64, base + b * SIZE as u64);
         sys::cuCtxSynchronize();
     }

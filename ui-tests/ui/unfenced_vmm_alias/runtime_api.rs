@@ -20,6 +20,11 @@ unsafe fn two_mappings() -> (u64, u64) {
         cu::cuMemAddressReserve(&mut b, BYTES, 0, 0, 0);
         cu::cuMemMap(a, BYTES, 0, handle, 0);
         cu::cuMemMap(b, BYTES, 0, handle, 0);
+        let mut access: cu::CUmemAccessDesc = std::mem::zeroed();
+        access.location.type_ = cu::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE;
+        access.flags = cu::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+        cu::cuMemSetAccess(a, BYTES, &access, 1);
+        cu::cuMemSetAccess(b, BYTES, &access, 1);
         (a, b)
     }
 }

@@ -113,6 +113,11 @@ unsafe fn mapped_pair(stream: &Arc<CudaStream>) -> (CudaSlice<i32>, CudaSlice<i3
         sys::cuMemAddressReserve(&mut vb, 2 << 20, 0, 0, 0);
         sys::cuMemMap(va, 2 << 20, 0, handle, 0);
         sys::cuMemMap(vb, 2 << 20, 0, handle, 0);
+        let mut access: sys::CUmemAccessDesc = std::mem::zeroed();
+        access.location.type_ = sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE;
+        access.flags = sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+        sys::cuMemSetAccess(va, 2 << 20, &access, 1);
+        sys::cuMemSetAccess(vb, 2 << 20, &access, 1);
         (
             stream.upgrade_device_ptr::<i32>(va, 256),
             stream.upgrade_device_ptr::<i32>(vb, 256),

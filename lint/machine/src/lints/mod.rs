@@ -118,6 +118,7 @@ lints! {
     missing_sync: MISSING_SYNC,
     unfenced_vmm_alias: UNFENCED_VMM_ALIAS,
     write_combined_host_read: WRITE_COMBINED_HOST_READ,
+    vmm_lifecycle: VMM_LIFECYCLE,
 }
 
 /// A lint by name; `name` may carry the `cuda_lint::` prefix, dashes or capitals.

@@ -69,6 +69,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         } else {
             self.unknown_call(&call, destination, state)
         };
+        self.note_map_result(f, destination);
+        if let ty::FnDef(def_id, _) = *func_ty.kind() {
+            self.status_call(f, def_id, args, destination);
+        }
         if destination == Place::return_place() {
             // `return Err(e.into())` through `?` ends in `FromResidual::from_residual`.
             state.returning_error = matches!(*func_ty.kind(), ty::FnDef(def_id, _)

@@ -379,6 +379,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     self.locs.set_allocated(mapping);
                     self.attrs.entry(mapping).or_default().family = Some(self.family);
                     self.attrs.entry(mapping).or_default().physical.union_with(&phys);
+                    self.machine.map(&mut state.m, &LocSet::single(mapping));
                     ret.insert(mapping);
                 }
                 Effect::NewOut { out, target } => {
@@ -399,14 +400,28 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                             // Mapped at its reservation's start, or at a view past it.
                             let view = self.locs.mapping_view(mapping);
                             self.attrs.entry(view).or_default().physical.union_with(&phys);
-                            // A view is named where it is mapped (its reservation, where it
-                            // is reserved).
+                            // A view is shown where it is mapped (the reservation's start,
+                            // reserved earlier, as well).
+                            self.locs.set_origin(view, call.span);
                             if view != self.locs.data_root(view) {
-                                self.locs.set_origin(view, call.span);
                                 self.locs.set_allocated(view);
                             }
+                            self.machine.map(&mut state.m, &LocSet::single(view));
+                            self.mapped_by_call.get_or_insert_default().insert(view);
                         }
                     }
+                }
+                Effect::SetAccess { va } => {
+                    let at = self.data_arg(call, va, &ret, state);
+                    self.machine.set_access(&mut state.m, &at, &self.regions());
+                }
+                Effect::Unmap { va } => {
+                    let at = self.data_arg(call, va, &ret, state);
+                    self.machine.unmap(&mut state.m, &at, &self.regions());
+                }
+                Effect::AddressFree { va } => {
+                    let at = self.data_arg(call, va, &ret, state);
+                    self.emit(f, call.span, call.si, Event::AddressFree { regions: &at }, state);
                 }
                 Effect::AllocatedOn(a) => {
                     let streams = self.streams(call, a, state);

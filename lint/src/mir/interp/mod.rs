@@ -34,6 +34,7 @@ use cuda_lint_machine::{Access, Event, InFlight, Kernel, Machine, OpId, OpKind, 
 mod calls;
 mod effects;
 mod events;
+mod map_status;
 mod report;
 
 /// How many calls deep helpers of the crate are run inline.
@@ -141,6 +142,12 @@ pub struct Interp<'a, 'tcx> {
     gave_up: bool,
     /// `CUDA_LINT_TRACE=name` prints each statement of bodies whose path contains `name`.
     trace: bool,
+    /// The mappings the call being applied maps (`cuMemMap`), until its result is stored.
+    mapped_by_call: Option<LocSet>,
+    /// What locals hold of map calls' results (see `map_status`).
+    map_status: map_status::MapStatuses,
+    /// Set by the block just run: the successor on which a map it tested failed.
+    failed_map_edge: Option<(BasicBlock, LocSet)>,
 }
 
 impl<'a, 'tcx> Interp<'a, 'tcx> {
@@ -169,6 +176,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             gave_up: false,
             trace: std::env::var("CUDA_LINT_TRACE")
                 .is_ok_and(|t| !t.is_empty() && tcx.def_path_str(def_id.to_def_id()).contains(&t)),
+            mapped_by_call: None,
+            map_status: FxHashMap::default(),
+            failed_map_edge: None,
         };
         let (names, named_paths) = debug_names(tcx, body);
         interp.frames.push(Frame {
@@ -247,11 +257,23 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     slot @ None => *slot = Some(state),
                 },
                 Next::Blocks(succs) => {
+                    let failed_map = self.failed_map_edge.take();
                     for succ in succs {
+                        // Where a map the block tested failed, its mappings are not mapped.
+                        let failed_state;
+                        let out = match &failed_map {
+                            Some((failed, views)) if *failed == succ => {
+                                let mut s = state.clone();
+                                self.machine.map_failed(&mut s.m, views);
+                                failed_state = s;
+                                &failed_state
+                            }
+                            _ => &state,
+                        };
                         let changed = match &mut ins[succ] {
-                            Some(s) => s.join(&state),
+                            Some(s) => s.join(out),
                             slot @ None => {
-                                *slot = Some(state.clone());
+                                *slot = Some(out.clone());
                                 true
                             }
                         };
@@ -323,6 +345,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 return Next::Return;
             }
             TerminatorKind::Drop { place, .. } => self.drop_place(f, bb, *place, term.source_info, state),
+            TerminatorKind::SwitchInt { discr, targets } => {
+                self.failed_map_edge = self.failed_map_edge(f, discr, targets);
+            }
             TerminatorKind::InlineAsm { operands, .. } => {
                 for op in operands {
                     if let mir::InlineAsmOperand::In { value, .. } = op {
@@ -348,6 +373,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 if *place == Place::return_place() {
                     state.returning_error = self.is_error_variant(rvalue);
                 }
+                self.status_assign(f, *place, rvalue);
                 let val = self.rvalue(f, rvalue, stmt.source_info, state);
                 self.assign(f, *place, val, stmt.source_info, state);
             }

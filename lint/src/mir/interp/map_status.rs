@@ -1,0 +1,132 @@
+//! Whether a VMM map call succeeded, where the code checks it: `if cuMemMap(..) !=
+//! CUDA_SUCCESS { cuMemAddressFree(..); return .. }` rolls back a map that did not happen. The
+//! status a map call returns is followed through references and comparisons with a constant
+//! (`!=`, `==`, `PartialEq::ne`/`eq`, `!`) to the branch on it; on the branch where the map
+//! failed, its mappings are not mapped. (`?` needs none of this: an error path returns, and a
+//! caller goes on only where the call succeeded.)
+
+use rustc_middle::mir::{BinOp, Local, Rvalue, SwitchTargets, UnOp};
+
+use super::*;
+
+/// What a local holds of map calls' results.
+#[derive(Clone, Debug)]
+pub(super) enum MapStatus {
+    /// The status map calls of these mappings returned, or a reference to it.
+    Returned(LocSet),
+    /// A `bool` that is `failed_when` where the map of these mappings failed.
+    Test { views: LocSet, failed_when: bool },
+}
+
+impl<'a, 'tcx> Interp<'a, 'tcx> {
+    fn status_of(&self, f: FrameId, op: &Operand<'tcx>) -> Option<&MapStatus> {
+        let place = op.place()?;
+        let local = place.as_local()?;
+        self.map_status.get(&(f, local))
+    }
+
+    /// A map call's result is stored in `destination`.
+    pub(super) fn note_map_result(&mut self, f: FrameId, destination: Place<'tcx>) {
+        let Some(views) = self.mapped_by_call.take() else {
+            return;
+        };
+        if let Some(local) = destination.as_local() {
+            self.map_status.insert((f, local), MapStatus::Returned(views));
+        }
+    }
+
+    /// `place = rvalue` where `rvalue` carries a map status on.
+    pub(super) fn status_assign(&mut self, f: FrameId, place: Place<'tcx>, rvalue: &Rvalue<'tcx>) {
+        if self.map_status.is_empty() {
+            return;
+        }
+        let Some(local) = place.as_local() else { return };
+        let from_local =
+            |this: &Self, p: &Place<'tcx>| p.as_local().and_then(|l| this.map_status.get(&(f, l)).cloned());
+        let status = match rvalue {
+            Rvalue::Use(op, _) => self.status_of(f, op).cloned(),
+            Rvalue::Ref(_, _, p) | Rvalue::RawPtr(_, p) => from_local(self, p),
+            Rvalue::BinaryOp(bin @ (BinOp::Eq | BinOp::Ne), box (a, b)) => self.comparison(f, a, b, *bin == BinOp::Ne),
+            Rvalue::UnaryOp(UnOp::Not, op) => match self.status_of(f, op) {
+                Some(MapStatus::Test { views, failed_when }) => Some(MapStatus::Test {
+                    views: views.clone(),
+                    failed_when: !failed_when,
+                }),
+                _ => None,
+            },
+            _ => None,
+        };
+        match status {
+            Some(s) => {
+                self.map_status.insert((f, local), s);
+            }
+            None => {
+                self.map_status.remove(&(f, local));
+            }
+        }
+    }
+
+    /// `a == b` (`ne`: `a != b`) where one side is a map status and the other is not (a
+    /// constant: `CUDA_SUCCESS`, `0`).
+    fn comparison(&self, f: FrameId, a: &Operand<'tcx>, b: &Operand<'tcx>, ne: bool) -> Option<MapStatus> {
+        let (sa, sb) = (self.status_of(f, a), self.status_of(f, b));
+        let views = match (sa, sb) {
+            (Some(MapStatus::Returned(v)), None) | (None, Some(MapStatus::Returned(v))) => v.clone(),
+            _ => return None,
+        };
+        Some(MapStatus::Test { views, failed_when: ne })
+    }
+
+    /// A call of `PartialEq::eq`/`ne` on a map status: its result is a test of it.
+    pub(super) fn status_call(
+        &mut self,
+        f: FrameId,
+        def_id: DefId,
+        args: &[rustc_span::Spanned<Operand<'tcx>>],
+        destination: Place<'tcx>,
+    ) {
+        if self.map_status.is_empty() || args.len() != 2 {
+            return;
+        }
+        let Some(trait_id) = self.tcx.trait_of_assoc(def_id) else {
+            return;
+        };
+        if !self.tcx.is_lang_item(trait_id, rustc_hir::LangItem::PartialEq) {
+            return;
+        }
+        let ne = match self.tcx.item_name(def_id).as_str() {
+            "ne" => true,
+            "eq" => false,
+            _ => return,
+        };
+        let (Some(status), Some(local)) = (
+            self.comparison(f, &args[0].node, &args[1].node, ne),
+            destination.as_local(),
+        ) else {
+            return;
+        };
+        self.map_status.insert((f, local), status);
+    }
+
+    /// At `switchInt(discr)`: the successor where a tested map failed, and its mappings.
+    pub(super) fn failed_map_edge(
+        &self,
+        f: FrameId,
+        discr: &Operand<'tcx>,
+        targets: &SwitchTargets,
+    ) -> Option<(BasicBlock, LocSet)> {
+        let Some(MapStatus::Test { views, failed_when }) = self.status_of(f, discr) else {
+            return None;
+        };
+        // `switchInt(b) -> [0: if_false, otherwise: if_true]`
+        let (value, if_false) = targets.iter().next()?;
+        if value != 0 {
+            return None;
+        }
+        let failed = if *failed_when { targets.otherwise() } else { if_false };
+        Some((failed, views.clone()))
+    }
+}
+
+/// Locals that hold map statuses, per frame.
+pub(super) type MapStatuses = FxHashMap<(FrameId, Local), MapStatus>;
