@@ -28,12 +28,16 @@ LINTS = [
     "cuda_lint::host_deref_device_ptr",
     "cuda_lint::missing_sync",
     "cuda_lint::unfenced_vmm_alias",
+    "cuda_lint::write_combined_host_read",
+    "cuda_lint::vmm_lifecycle",
 ]
 SHORT = {
     "cuda_lint::pageable_async_copy": "pageable",
     "cuda_lint::host_deref_device_ptr": "deref",
     "cuda_lint::missing_sync": "sync",
     "cuda_lint::unfenced_vmm_alias": "vmm",
+    "cuda_lint::write_combined_host_read": "wc-read",
+    "cuda_lint::vmm_lifecycle": "vmm-life",
 }
 # Text that means cuda-lint (or rustc under it) broke, wherever it appears.
 # (A build script's panic, `thread 'main' panicked`, is a build failure, not cuda-lint's.)
@@ -206,8 +210,8 @@ def collect(argv):
         json.dump({"total": dict(unknown_total.most_common()), "by_crate": unknown_by_crate}, f, indent=1)
 
     lines = []
-    lines.append("| crate | version | build | cold s | lint s | pageable | deref | sync | vmm | broken | unknown paths |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    lines.append("| crate | version | build | cold s | lint s | pageable | deref | sync | vmm | wc-read | vmm-life | broken | unknown paths |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for c in crates:
         build = {True: "ok", False: "FAILED", None: "no result"}[c["build_success"]]
         if c["build_errors"]:
@@ -217,7 +221,7 @@ def collect(argv):
         fl = c["findings"]
         lines.append(
             f"| {c['crate']} | {c['version']} | {build} | {c['cold_wall_s'] or '-'} | {c['wall_s'] or '-'} | "
-            f"{fl['pageable']} | {fl['deref']} | {fl['sync']} | {fl['vmm']} | {len(c['broken'])} | "
+            f"{fl['pageable']} | {fl['deref']} | {fl['sync']} | {fl['vmm']} | {fl['wc-read']} | {fl['vmm-life']} | {len(c['broken'])} | "
             f"{c['unknown_api_paths']} |"
         )
     lines.append("")

@@ -49,6 +49,9 @@ pub enum Event<'e, S> {
     },
     /// A VMM address range is freed (`cuMemAddressFree`); `regions` is where the call points.
     AddressFree { regions: &'e LocSet },
+    /// Memory is mapped at the VMM mappings `views` (`cuMemMap`), before the machine marks them
+    /// mapped.
+    Map { views: &'e LocSet },
 }
 
 /// What is known of a launched kernel's fencing (`fence.proxy.alias`), when it does not fence.

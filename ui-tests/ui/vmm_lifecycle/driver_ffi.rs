@@ -251,4 +251,36 @@ fn ok_access_for_every_device_through_a_vec(devices: i32, stream: CUstream) {
     }
 }
 
+fn fires_remap_without_unmap(stream: CUstream) {
+    // Seed 003: no new mapping on a range that is already mapped.
+    unsafe {
+        let (old, new) = (physical(), physical());
+        let mut va: CUdeviceptr = 0;
+        sys::cuMemAddressReserve(&mut va, SIZE, 0, 0, 0);
+        sys::cuMemMap(va, SIZE, 0, old, 0);
+        grant(va, SIZE);
+        sys::cuMemsetD8Async(va, 1, SIZE, stream);
+        sys::cuStreamSynchronize(stream);
+        sys::cuMemMap(va, SIZE, 0, new, 0);
+        //~^ vmm_lifecycle
+    }
+}
+
+fn ok_remap_in_a_loop_after_unmap(steps: usize, stream: CUstream) {
+    unsafe {
+        let mut va: CUdeviceptr = 0;
+        sys::cuMemAddressReserve(&mut va, SIZE, 0, 0, 0);
+        for _ in 0..steps {
+            let handle = physical();
+            sys::cuMemMap(va, SIZE, 0, handle, 0);
+            sys::cuMemRelease(handle);
+            grant(va, SIZE);
+            sys::cuMemsetD8Async(va, 1, SIZE, stream);
+            sys::cuStreamSynchronize(stream);
+            sys::cuMemUnmap(va, SIZE);
+        }
+        sys::cuMemAddressFree(va, SIZE);
+    }
+}
+
 fn main() {}

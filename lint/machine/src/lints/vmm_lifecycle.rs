@@ -16,7 +16,11 @@ declare_lint! {
     /// - a mapping used by a kernel, a copy or a memset before `cuMemSetAccess` grants the
     ///   device access to it, including after `cuMemUnmap` and a new `cuMemMap`: a mapping
     ///   starts with no access, whatever the range had before;
-    /// - a reserved range freed (`cuMemAddressFree`) while some of it is still mapped.
+    /// - a reserved range freed (`cuMemAddressFree`) while some of it is still mapped;
+    /// - a range mapped again (`cuMemMap`) while it is still mapped: "users can map and unmap
+    ///   memory to the same address range as many times as they want, so long as they ensure
+    ///   that they don't attempt to create mappings on VA range reservations that are already
+    ///   mapped".
     ///
     /// Releasing the handle (`cuMemRelease`) while mappings of it exist is not reported: CUDA
     /// allows it, and frees the memory when the last mapping goes. Unmapping a range that work
@@ -102,6 +106,25 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
                 // One finding per operation: the first mapping it uses without access.
                 return;
             }
+        }
+        Event::Map { views } => {
+            let Some(view) = views.iter().find(|&v| cx.state.mapped_must.contains(v)) else {
+                return;
+            };
+            let target = cx.describe.region(view);
+            let name = target
+                .name
+                .as_deref()
+                .map(|n| format!(" `{n}`"))
+                .unwrap_or_default();
+            let mut diag = Diagnostic::new(format!("the range{name} is mapped again while it is still mapped"));
+            if target.origin != cx.span {
+                diag.label(target.origin, origin_label(&target, "the mapping"));
+            }
+            diag.via("the range is mapped")
+                .note("`cuMemMap` on a range that is already mapped fails, and the old mapping stays")
+                .help("`cuMemUnmap` the range (after the work that uses it) before mapping it again");
+            out.push(cx.finding(&VMM_LIFECYCLE, "map_over_mapping", false, diag));
         }
         Event::AddressFree { regions } => {
             // Mapped on every path: a range mapped and unmapped in loops that may not run (a

@@ -399,6 +399,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         if self.locs.kind(mapping) == LocKind::Data(MemKind::VmmMapping) {
                             // Mapped at its reservation's start, or at a view past it.
                             let view = self.locs.mapping_view(mapping);
+                            // Reported before the view is shown here: its label is the map before.
+                            let views = LocSet::single(view);
+                            self.emit(f, call.span, call.si, Event::Map { views: &views }, state);
                             self.attrs.entry(view).or_default().physical.union_with(&phys);
                             // A view is shown where it is mapped (the reservation's start,
                             // reserved earlier, as well).
@@ -406,7 +409,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                             if view != self.locs.data_root(view) {
                                 self.locs.set_allocated(view);
                             }
-                            self.machine.map(&mut state.m, &LocSet::single(view));
+                            self.machine.map(&mut state.m, &views);
                             self.mapped_by_call.get_or_insert_default().insert(view);
                         }
                     }
