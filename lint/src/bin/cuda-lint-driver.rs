@@ -117,6 +117,13 @@ struct LintCallbacks {
 
 impl rustc_driver::Callbacks for LintCallbacks {
     fn config(&mut self, config: &mut interface::Config) {
+        // Incremental state is kept apart per driver build: rustc does not know that the
+        // registered lints (a new lint, a changed level) are an input of lint-level queries,
+        // and a cache written by another cuda-lint made it stop with an internal error
+        // ("unstable fingerprints for shallow_lint_levels_on") after an upgrade.
+        if let Some(dir) = config.opts.incremental.take() {
+            config.opts.incremental = Some(dir.join(format!("cuda-lint-{}", driver_build_id())));
+        }
         let args_var = self.args_var.take();
         let previous = config.register_lints.take();
         let analyse = self.analyse;
