@@ -23,22 +23,24 @@ import re
 import sys
 import tomllib
 
-LINTS = [
-    "cuda_lint::pageable_async_copy",
-    "cuda_lint::host_deref_device_ptr",
-    "cuda_lint::missing_sync",
-    "cuda_lint::unfenced_vmm_alias",
-    "cuda_lint::write_combined_host_read",
-    "cuda_lint::vmm_lifecycle",
-]
-SHORT = {
+# Every lint, from LINTS.md (generated from the lints' own docs), so a new lint is counted too.
+def _lints():
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "LINTS.md")) as f:
+        return re.findall(r"^\| \[`(cuda_lint::\w+)`\]", f.read(), re.M)
+
+
+LINTS = _lints()
+# Column names of the summary; a lint not named here is shown by its own name.
+SHORT_NAMES = {
     "cuda_lint::pageable_async_copy": "pageable",
     "cuda_lint::host_deref_device_ptr": "deref",
     "cuda_lint::missing_sync": "sync",
     "cuda_lint::unfenced_vmm_alias": "vmm",
     "cuda_lint::write_combined_host_read": "wc-read",
     "cuda_lint::vmm_lifecycle": "vmm-life",
+    "cuda_lint::mismatched_free": "free",
 }
+SHORT = {l: SHORT_NAMES.get(l, l.split("::")[1]) for l in LINTS}
 # Text that means cuda-lint (or rustc under it) broke, wherever it appears.
 # (A build script's panic, `thread 'main' panicked`, is a build failure, not cuda-lint's.)
 BROKEN = re.compile(
@@ -210,8 +212,9 @@ def collect(argv):
         json.dump({"total": dict(unknown_total.most_common()), "by_crate": unknown_by_crate}, f, indent=1)
 
     lines = []
-    lines.append("| crate | version | build | cold s | lint s | pageable | deref | sync | vmm | wc-read | vmm-life | broken | unknown paths |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    columns = ["crate", "version", "build", "cold s", "lint s", *(SHORT[l] for l in LINTS), "broken", "unknown paths"]
+    lines.append("| " + " | ".join(columns) + " |")
+    lines.append("|" + "---|" * len(columns))
     for c in crates:
         build = {True: "ok", False: "FAILED", None: "no result"}[c["build_success"]]
         if c["build_errors"]:
@@ -221,7 +224,8 @@ def collect(argv):
         fl = c["findings"]
         lines.append(
             f"| {c['crate']} | {c['version']} | {build} | {c['cold_wall_s'] or '-'} | {c['wall_s'] or '-'} | "
-            f"{fl['pageable']} | {fl['deref']} | {fl['sync']} | {fl['vmm']} | {fl['wc-read']} | {fl['vmm-life']} | {len(c['broken'])} | "
+            + "".join(f"{fl[SHORT[l]]} | " for l in LINTS)
+            + f"{len(c['broken'])} | "
             f"{c['unknown_api_paths']} |"
         )
     lines.append("")

@@ -4,7 +4,7 @@
 //! machine is in when it happens.
 
 use crate::advice::Advice;
-use crate::memory::{Access, Dir, MemKind};
+use crate::memory::{Access, Allocator, Dir, MemKind};
 use crate::ops::{OpId, OpSet};
 use crate::regions::LocSet;
 
@@ -49,6 +49,11 @@ pub enum Event<'e, S> {
     },
     /// A VMM address range is freed (`cuMemAddressFree`); `regions` is where the call points.
     AddressFree { regions: &'e LocSet },
+    /// `regions` are released by a function of `by` (`cuMemFree`: [`Allocator::Device`]),
+    /// before the release itself.
+    Dealloc { regions: &'e LocSet, by: Allocator },
+    /// Host memory is unregistered (`cuMemHostUnregister`), before the machine unregisters it.
+    Unregister { regions: &'e LocSet },
     /// Memory is mapped at the VMM mappings `views` (`cuMemMap`), before the machine marks them
     /// mapped.
     Map { views: &'e LocSet },

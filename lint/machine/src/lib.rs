@@ -31,7 +31,7 @@ pub use diagnostic::{Child, Diagnostic, Finding, WaitFix};
 pub use events::{Describe, Event, InFlight, Kernel, Origin, Region};
 pub use lints::{Cx, LINTS, Level, LintMeta};
 pub use machine::Machine;
-pub use memory::{Access, Dir, FreeKind, MemKind};
+pub use memory::{Access, Allocator, Dir, FreeKind, MemKind};
 pub use ops::{Op, OpId, OpKind, OpSet};
 pub use regions::{Loc, LocSet, Regions};
 pub use set::{Id, IdSet};

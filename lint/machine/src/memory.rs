@@ -66,6 +66,54 @@ pub enum FreeKind {
     StreamOrdered,
 }
 
+/// Which allocator made memory, which decides the function that must release it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Allocator {
+    /// `cuMemAlloc`, `cuMemAllocPitch`, `cuMemAllocAsync`, `cuMemAllocManaged`, `cudaMalloc`...:
+    /// released by `cuMemFree`/`cudaFree` (or their stream-ordered forms).
+    Device,
+    /// `cuMemAllocHost`, `cuMemHostAlloc`, `cudaMallocHost`, `cudaHostAlloc`: released by
+    /// `cuMemFreeHost`/`cudaFreeHost`.
+    PinnedHost,
+    /// The C heap (`malloc`, `calloc`, `realloc`, `posix_memalign`...): released by `free`.
+    CHeap,
+    /// Not allocated: a module's global (`cuModuleGetGlobal`, `cudaGetSymbolAddress`), which
+    /// lives as long as its module and is never freed.
+    ModuleGlobal,
+}
+
+impl Allocator {
+    /// What made the memory, for diagnostics.
+    pub fn made_by(self) -> &'static str {
+        match self {
+            Allocator::Device => "device memory from `cuMemAlloc`/`cudaMalloc`",
+            Allocator::PinnedHost => "pinned host memory from `cuMemAllocHost`/`cuMemHostAlloc`/`cudaMallocHost`",
+            Allocator::CHeap => "C heap memory from `malloc`",
+            Allocator::ModuleGlobal => "a module's global variable (`cuModuleGetGlobal`), not an allocation",
+        }
+    }
+
+    /// What it made, in two words.
+    pub fn short(self) -> &'static str {
+        match self {
+            Allocator::Device => "device memory",
+            Allocator::PinnedHost => "pinned host memory",
+            Allocator::CHeap => "C heap memory",
+            Allocator::ModuleGlobal => "a module's global",
+        }
+    }
+
+    /// The functions that release what it made.
+    pub fn released_by(self) -> &'static str {
+        match self {
+            Allocator::Device => "`cuMemFree`/`cudaFree` (or `cuMemFreeAsync`/`cudaFreeAsync`)",
+            Allocator::PinnedHost => "`cuMemFreeHost`/`cudaFreeHost`",
+            Allocator::CHeap => "`free`",
+            Allocator::ModuleGlobal => "nothing: it goes with its module (`cuModuleUnload`)",
+        }
+    }
+}
+
 /// How host code touches memory.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Access {

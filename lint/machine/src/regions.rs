@@ -38,6 +38,10 @@ pub trait Regions {
     fn write_combined(&self, _l: Loc) -> bool {
         false
     }
+    /// The allocator that made the memory `l` is part of, when the analysis saw it made.
+    fn allocator(&self, _l: Loc) -> Option<crate::Allocator> {
+        None
+    }
     /// The physical allocations the VMM mapping `mapping` (see [`Regions::mapping`]) maps;
     /// `None` when not known (a mapping from a parameter), which pairs it with nothing.
     fn physical(&self, mapping: Loc) -> Option<LocSet>;

@@ -7,7 +7,7 @@
 //! stream does with blocking streams), which never reports on a guess.
 
 use super::Effect::*;
-use super::{Advice, ApiFamily, Dir, Effect, FreeKind, LEGACY, MemKind, ObjKind, Target, f, handle};
+use super::{Advice, Allocator, ApiFamily, Dir, Effect, FreeKind, LEGACY, MemKind, ObjKind, Target, f, handle};
 
 const fn copy_async(dst: u8, src: u8, dir: Dir, stream: u8) -> Effect {
     Copy {
@@ -221,16 +221,29 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("cuCtxSynchronize", &[SyncContext]),
         f("cuMemGetInfo_v2", &[NoAccess]),
         // Allocation and release.
-        f("cuMemAlloc_v2", &[out(0, DEVICE)]),
-        f("cuMemAllocPitch_v2", &[out(0, DEVICE)]),
-        f("cuMemAllocAsync", &[out(0, DEVICE), AllocatedOn(2)]),
-        f("cuMemAllocFromPoolAsync", &[out(0, DEVICE), AllocatedOn(3)]),
-        f("cuMemAllocManaged", &[out(0, Target::Mem(MemKind::Managed))]),
-        f("cuMemAllocHost_v2", &[out(0, PINNED)]),
+        f("cuMemAlloc_v2", &[out(0, DEVICE), AllocatedBy(Allocator::Device)]),
+        f("cuMemAllocPitch_v2", &[out(0, DEVICE), AllocatedBy(Allocator::Device)]),
+        f(
+            "cuMemAllocAsync",
+            &[out(0, DEVICE), AllocatedOn(2), AllocatedBy(Allocator::Device)],
+        ),
+        f(
+            "cuMemAllocFromPoolAsync",
+            &[out(0, DEVICE), AllocatedOn(3), AllocatedBy(Allocator::Device)],
+        ),
+        f(
+            "cuMemAllocManaged",
+            &[out(0, Target::Mem(MemKind::Managed)), AllocatedBy(Allocator::Device)],
+        ),
+        f(
+            "cuMemAllocHost_v2",
+            &[out(0, PINNED), AllocatedBy(Allocator::PinnedHost)],
+        ),
         f(
             "cuMemHostAlloc",
             &[
                 out(0, PINNED),
+                AllocatedBy(Allocator::PinnedHost),
                 WriteCombined(super::WriteCombined::FlagBit {
                     flags: 2,
                     bit: super::WRITE_COMBINED_BIT,
@@ -239,19 +252,40 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f(
             "cuMemFree_v2",
-            &[Free {
-                mem: 0,
-                kind: FreeKind::Waits,
-            }],
+            &[
+                FreedBy {
+                    mem: 0,
+                    by: Allocator::Device,
+                },
+                Free {
+                    mem: 0,
+                    kind: FreeKind::Waits,
+                },
+            ],
         ),
         f(
             "cuMemFreeHost",
-            &[Free {
-                mem: 0,
-                kind: FreeKind::Waits,
-            }],
+            &[
+                FreedBy {
+                    mem: 0,
+                    by: Allocator::PinnedHost,
+                },
+                Free {
+                    mem: 0,
+                    kind: FreeKind::Waits,
+                },
+            ],
         ),
-        f("cuMemFreeAsync", &[FreeOnStream { mem: 0, stream: 1 }]),
+        f(
+            "cuMemFreeAsync",
+            &[
+                FreedBy {
+                    mem: 0,
+                    by: Allocator::Device,
+                },
+                FreeOnStream { mem: 0, stream: 1 },
+            ],
+        ),
         f("cuMemHostRegister_v2", &[RegisterInPlace(0)]),
         f("cuMemHostUnregister", &[UnregisterInPlace(0)]),
         f("cuMemHostGetDevicePointer_v2", &[NoAccess]),
@@ -389,7 +423,10 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("cuModuleLoad", &[out(0, Target::Obj(ObjKind::Module))]),
         f("cuModuleUnload", &[NoAccess]),
         // The address of a module's `__device__` variable.
-        f("cuModuleGetGlobal_v2", &[out(0, DEVICE)]),
+        f(
+            "cuModuleGetGlobal_v2",
+            &[out(0, DEVICE), AllocatedBy(Allocator::ModuleGlobal)],
+        ),
         f("cuModuleGetFunction", &[GetFunction { module: 1, name: 2 }, RetInto(0)]),
         f(
             "cuLaunchKernel",

@@ -3,7 +3,7 @@
 //! `cuda_runtime_api.h`.
 
 use super::Effect::*;
-use super::{Advice, ApiFamily, Dir, Effect, FreeKind, LEGACY, MemKind, ObjKind, Target, f, handle};
+use super::{Advice, Allocator, ApiFamily, Dir, Effect, FreeKind, LEGACY, MemKind, ObjKind, Target, f, handle};
 
 const fn out(out: u8, target: Target) -> Effect {
     NewOut { out, target }
@@ -14,6 +14,10 @@ const fn free(mem: u8) -> Effect {
         mem,
         kind: FreeKind::Waits,
     }
+}
+
+const fn freed_by(mem: u8, by: Allocator) -> Effect {
+    FreedBy { mem, by }
 }
 
 const DEVICE: Target = Target::Mem(MemKind::Device);
@@ -59,25 +63,43 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("cudaGetErrorName", &[NoAccess]),
         f("cudaMemGetInfo", &[NoAccess]),
         // Allocation and release.
-        f("cudaMalloc", &[out(0, DEVICE)]),
-        f("cudaMallocPitch", &[out(0, DEVICE)]),
-        f("cudaMallocAsync", &[out(0, DEVICE), AllocatedOn(2)]),
-        f("cudaMallocFromPoolAsync", &[out(0, DEVICE), AllocatedOn(3)]),
-        f("cudaMallocManaged", &[out(0, Target::Mem(MemKind::Managed))]),
-        f("cudaMallocHost", &[out(0, PINNED)]),
+        f("cudaMalloc", &[out(0, DEVICE), AllocatedBy(Allocator::Device)]),
+        f("cudaMallocPitch", &[out(0, DEVICE), AllocatedBy(Allocator::Device)]),
+        f(
+            "cudaMallocAsync",
+            &[out(0, DEVICE), AllocatedOn(2), AllocatedBy(Allocator::Device)],
+        ),
+        f(
+            "cudaMallocFromPoolAsync",
+            &[out(0, DEVICE), AllocatedOn(3), AllocatedBy(Allocator::Device)],
+        ),
+        f(
+            "cudaMallocManaged",
+            &[out(0, Target::Mem(MemKind::Managed)), AllocatedBy(Allocator::Device)],
+        ),
+        f("cudaMallocHost", &[out(0, PINNED), AllocatedBy(Allocator::PinnedHost)]),
+        // A `__device__` variable's address: not an allocation.
+        f(
+            "cudaGetSymbolAddress",
+            &[out(0, DEVICE), AllocatedBy(Allocator::ModuleGlobal)],
+        ),
         f(
             "cudaHostAlloc",
             &[
                 out(0, PINNED),
+                AllocatedBy(Allocator::PinnedHost),
                 WriteCombined(super::WriteCombined::FlagBit {
                     flags: 2,
                     bit: super::WRITE_COMBINED_BIT,
                 }),
             ],
         ),
-        f("cudaFree", &[free(0)]),
-        f("cudaFreeHost", &[free(0)]),
-        f("cudaFreeAsync", &[FreeOnStream { mem: 0, stream: 1 }]),
+        f("cudaFree", &[freed_by(0, Allocator::Device), free(0)]),
+        f("cudaFreeHost", &[freed_by(0, Allocator::PinnedHost), free(0)]),
+        f(
+            "cudaFreeAsync",
+            &[freed_by(0, Allocator::Device), FreeOnStream { mem: 0, stream: 1 }],
+        ),
         f("cudaHostRegister", &[RegisterInPlace(0)]),
         f("cudaHostUnregister", &[UnregisterInPlace(0)]),
         f("cudaHostGetDevicePointer", &[NoAccess]),

@@ -29,7 +29,7 @@ pub const RET: Arg = u8::MAX;
 /// takes a stream argument: what blocking copies and memsets run on.
 pub const LEGACY: Arg = u8::MAX - 1;
 
-pub use cuda_lint_machine::{Advice, FreeKind, MemKind};
+pub use cuda_lint_machine::{Advice, Allocator, FreeKind, MemKind};
 
 /// CUDA objects that are not memory.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -181,6 +181,11 @@ pub enum Effect {
     /// The mappings at the address `va` are unmapped (`cuMemUnmap`); the memory itself is freed
     /// by a [`Effect::Free`] beside it.
     Unmap { va: Arg },
+    /// The new memory this call returns (or stores, [`Effect::NewOut`]) was made by this
+    /// allocator, which decides what must release it.
+    AllocatedBy(Allocator),
+    /// The memory `mem` is released by a function of this allocator (`cuMemFree`: device).
+    FreedBy { mem: Arg, by: Allocator },
     /// The reserved range at the address `va` is freed (`cuMemAddressFree`): it must no longer
     /// be mapped.
     AddressFree { va: Arg },

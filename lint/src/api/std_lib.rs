@@ -6,7 +6,7 @@
 //! do not touch memory contents.
 
 use super::Effect::*;
-use super::{Advice, ApiFamily, ApiType, FreeKind, MemKind, Target, TypeRole, f};
+use super::{Advice, Allocator, ApiFamily, ApiType, FreeKind, MemKind, Target, TypeRole, f};
 
 const fn pageable(path: &'static str) -> ApiType {
     ApiType {
@@ -175,27 +175,36 @@ pub static FAMILY: ApiFamily = ApiFamily {
     // returns is pageable host memory, allocated there (seed 001's example 1 copies from
     // `malloc` memory asynchronously).
     symbols: &[
-        f("malloc", &[New(PAGEABLE)]),
-        f("calloc", &[New(PAGEABLE)]),
-        f("realloc", &[New(PAGEABLE)]),
-        f("reallocarray", &[New(PAGEABLE)]),
-        f("aligned_alloc", &[New(PAGEABLE)]),
-        f("memalign", &[New(PAGEABLE)]),
-        f("valloc", &[New(PAGEABLE)]),
-        f("pvalloc", &[New(PAGEABLE)]),
+        f("malloc", &[New(PAGEABLE), AllocatedBy(Allocator::CHeap)]),
+        f("calloc", &[New(PAGEABLE), AllocatedBy(Allocator::CHeap)]),
+        f("realloc", &[New(PAGEABLE), AllocatedBy(Allocator::CHeap)]),
+        f("reallocarray", &[New(PAGEABLE), AllocatedBy(Allocator::CHeap)]),
+        f("aligned_alloc", &[New(PAGEABLE), AllocatedBy(Allocator::CHeap)]),
+        f("memalign", &[New(PAGEABLE), AllocatedBy(Allocator::CHeap)]),
+        f("valloc", &[New(PAGEABLE), AllocatedBy(Allocator::CHeap)]),
+        f("pvalloc", &[New(PAGEABLE), AllocatedBy(Allocator::CHeap)]),
         f(
             "posix_memalign",
-            &[NewOut {
-                out: 0,
-                target: PAGEABLE,
-            }],
+            &[
+                NewOut {
+                    out: 0,
+                    target: PAGEABLE,
+                },
+                AllocatedBy(Allocator::CHeap),
+            ],
         ),
         f(
             "free",
-            &[Free {
-                mem: 0,
-                kind: FreeKind::Immediate,
-            }],
+            &[
+                FreedBy {
+                    mem: 0,
+                    by: Allocator::CHeap,
+                },
+                Free {
+                    mem: 0,
+                    kind: FreeKind::Immediate,
+                },
+            ],
         ),
     ],
     symbol_modules: &[],

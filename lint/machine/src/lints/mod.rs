@@ -119,6 +119,7 @@ lints! {
     unfenced_vmm_alias: UNFENCED_VMM_ALIAS,
     write_combined_host_read: WRITE_COMBINED_HOST_READ,
     vmm_lifecycle: VMM_LIFECYCLE,
+    mismatched_free: MISMATCHED_FREE,
 }
 
 /// A lint by name; `name` may carry the `cuda_lint::` prefix, dashes or capitals.

@@ -15,7 +15,7 @@
 pub mod model;
 
 use super::Effect::*;
-use super::{Advice, ApiFamily, Arg, Dir, FreeKind, MemKind, ObjKind, RET, Target, f, handle};
+use super::{Advice, Allocator, ApiFamily, Arg, Dir, FreeKind, MemKind, ObjKind, RET, Target, f, handle};
 use CudarcEffect::{DevicePtrGuard, SyncMemory};
 
 /// What cudarc's calls do beyond the shared vocabulary (see [`model`]).
@@ -294,6 +294,12 @@ pub static FAMILY: ApiFamily = ApiFamily {
             ],
         ),
         f(core!("CudaStream::upgrade_device_ptr"), &[Derive(1), AllocatedOn(0)]),
+        // A view of a module's `__device__` variable: not an allocation (a slice made over it
+        // with `upgrade_device_ptr` would free it on drop: cudarc issue #514).
+        f(
+            core!("CudaModule::get_global"),
+            &[New(Target::Mem(MemKind::Device)), AllocatedBy(Allocator::ModuleGlobal)],
+        ),
         // Device memory: views and raw device pointers.
         f(core!("CudaSlice::len"), &[NoAccess]),
         f(core!("CudaSlice::num_bytes"), &[NoAccess]),

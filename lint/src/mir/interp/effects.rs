@@ -226,6 +226,16 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         }
                     }
                 }
+                Effect::AllocatedBy(by) => {
+                    for new in ret.iter().chain(last_new) {
+                        let root = self.locs.data_root(new);
+                        self.attrs.entry(root).or_default().allocator = Some(by);
+                    }
+                }
+                Effect::FreedBy { mem, by } => {
+                    let data = self.data_arg(call, mem, &ret, state);
+                    self.emit(f, call.span, call.si, Event::Dealloc { regions: &data, by }, state);
+                }
                 Effect::SyncContext => self.machine.sync_all(&mut state.m),
                 Effect::SyncContextOf(a) => {
                     let mut contexts = self.objects(call, a, state);
@@ -429,7 +439,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 Effect::AllocatedOn(a) => {
                     let streams = self.streams(call, a, state);
                     for new in ret.iter().chain(last_new) {
-                        self.attrs.entry(new).or_default().streams.union_with(&streams);
+                        let attrs = self.attrs.entry(new).or_default();
+                        attrs.streams.union_with(&streams);
+                        attrs.stream_ordered = true;
                     }
                     // cudarc gives a slice allocated while event tracking is off no events.
                     cudarc::allocated(&mut state.m, ret.iter().chain(last_new));
@@ -625,6 +637,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
                 Effect::UnregisterInPlace(a) => {
                     let data = self.data_roots(call, a, &ret, state);
+                    self.emit(f, call.span, call.si, Event::Unregister { regions: &data }, state);
                     self.machine.unregister(&mut state.m, &data, &self.regions());
                 }
             }
@@ -1557,8 +1570,19 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     state,
                 );
             }
+            // `cuMemFree` of stream-ordered memory (`cuMemAllocAsync`) does not wait: "callers
+            // must ensure that all accesses to these pointers have completed".
+            FreeKind::Waits if self.allocated_on_a_stream(data) => {
+                self.free(f, data, FreeKind::Immediate, si, state);
+            }
             FreeKind::Waits => self.machine.free_waiting(&mut state.m, data, &self.regions()),
             FreeKind::StreamOrdered => {
+                // Released as device memory (`cuMemFreeAsync`), whatever made it.
+                let event = Event::Dealloc {
+                    regions: data,
+                    by: cuda_lint_machine::Allocator::Device,
+                };
+                self.emit(f, si.span, si, event, state);
                 // Each allocation is freed in the order of the stream it was allocated on, after
                 // the work that recorded events on it (cudarc's slices wait for their events).
                 for d in data.iter() {
@@ -1571,6 +1595,15 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
             }
         }
+    }
+
+    /// Whether any of `data` is device memory from a stream-ordered allocator (`cuMemAllocAsync`).
+    fn allocated_on_a_stream(&self, data: &LocSet) -> bool {
+        data.iter().any(|d| {
+            self.attrs
+                .get(&self.locs.data_root(d))
+                .is_some_and(|a| a.allocator == Some(cuda_lint_machine::Allocator::Device) && a.stream_ordered)
+        })
     }
 
     /// Frees `data` in the order of `streams` (see [`Event::FreeOnStreams`]).

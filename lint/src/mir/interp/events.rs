@@ -39,6 +39,10 @@ impl Regions for RegionsView<'_, '_, '_> {
                 .is_some_and(|a| a.write_combined)
     }
 
+    fn allocator(&self, l: LocId) -> Option<cuda_lint_machine::Allocator> {
+        self.attrs.get(&self.locs.data_root(l)).and_then(|a| a.allocator)
+    }
+
     fn mapping(&self, l: LocId) -> LocId {
         self.locs.mapping_view(l)
     }

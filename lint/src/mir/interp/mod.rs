@@ -100,6 +100,10 @@ struct ObjAttrs {
     handle_arg_memory: LocSet,
     /// Pinned memory: allocated write-combined.
     write_combined: bool,
+    /// Memory: the allocator that made it, when a table says.
+    allocator: Option<cuda_lint_machine::Allocator>,
+    /// Memory: allocated on a stream (`cuMemAllocAsync`), whatever stream that is.
+    stream_ordered: bool,
 }
 
 /// What an rvalue produces, for the assignment that stores it.
