@@ -39,6 +39,7 @@ SHORT_NAMES = {
     "cuda_lint::write_combined_host_read": "wc-read",
     "cuda_lint::vmm_lifecycle": "vmm-life",
     "cuda_lint::mismatched_free": "free",
+    "cuda_lint::managed_concurrent_access": "managed",
 }
 SHORT = {l: SHORT_NAMES.get(l, l.split("::")[1]) for l in LINTS}
 # Text that means cuda-lint (or rustc under it) broke, wherever it appears.

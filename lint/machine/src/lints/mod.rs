@@ -120,6 +120,7 @@ lints! {
     write_combined_host_read: WRITE_COMBINED_HOST_READ,
     vmm_lifecycle: VMM_LIFECYCLE,
     mismatched_free: MISMATCHED_FREE,
+    managed_concurrent_access: MANAGED_CONCURRENT_ACCESS,
 }
 
 /// A lint by name; `name` may carry the `cuda_lint::` prefix, dashes or capitals.
