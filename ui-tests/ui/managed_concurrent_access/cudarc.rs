@@ -1,3 +1,4 @@
+//@no-rustfix
 // cudarc: a `UnifiedSlice` (`alloc_unified`) read or written with `as_slice`/`as_mut_slice`
 // while a kernel on other memory may still run. cudarc's accessors wait for the slice's own
 // work only (attached globally), not for other kernels.
@@ -122,6 +123,40 @@ fn ok_unified_read_after_the_kernels_stream() -> Result<f32, DriverError> {
     scale(&stream, &f, &mut work)?;
     stream.synchronize()?;
     Ok(stats.as_slice()?[0])
+}
+
+fn ok_unified_read_after_its_own_kernel_which_follows_the_other_on_one_stream() -> Result<f32, DriverError> {
+    // `as_slice` waits for the event cudarc recorded after the kernel that wrote `stats`; the
+    // kernel before it on the same stream is finished too.
+    let ctx = CudaContext::new(0)?;
+    let stream = ctx.new_stream()?;
+    let f = kernel(&ctx)?;
+    let mut work = stream.alloc_zeros::<f32>(N)?;
+    let mut stats = unsafe { ctx.alloc_unified::<f32>(N, true)? };
+    scale(&stream, &f, &mut work)?;
+    let n = N as u32;
+    let mut launch = stream.launch_builder(&f);
+    launch.arg(&mut stats).arg(&2.0f32).arg(&n);
+    unsafe { launch.launch(LaunchConfig::for_num_elems(n)) }?;
+    Ok(stats.as_slice()?[0])
+}
+
+fn fires_once_as_missing_sync_when_a_copy_still_writes_it() -> Result<f32, DriverError> {
+    // With only the default stream, cudarc records no event for the device-to-device copy into
+    // `stats`: the read races with it, which is `missing_sync`'s finding; the kernel still
+    // running is not reported a second time.
+    let ctx = CudaContext::new(0)?;
+    let stream = ctx.default_stream();
+    let f = kernel(&ctx)?;
+    let mut work = stream.alloc_zeros::<f32>(N)?;
+    let src = stream.alloc_zeros::<f32>(N)?;
+    let mut stats = unsafe { ctx.alloc_unified::<f32>(N, true)? };
+    scale(&stream, &f, &mut work)?;
+    stream.memcpy_dtod(&src, &mut stats)?;
+    let first = stats.as_slice()?[0];
+    //~^ missing_sync
+    stream.synchronize()?;
+    Ok(first)
 }
 
 fn main() {}

@@ -14,8 +14,9 @@ declare_lint! {
     /// ### What it does
     /// Checks for host reads and writes of managed memory (`cuMemAllocManaged`,
     /// `cudaMallocManaged`, cudarc's `UnifiedSlice`, the runtime layer's `ManagedBuffer`) while a
-    /// kernel may still be running that does not use that memory. (When the kernel does use it,
-    /// `cuda_lint::missing_sync` reports the access, once.)
+    /// kernel may still be running that does not use that memory. (When work that may still run
+    /// uses that memory, a kernel or a copy, `cuda_lint::missing_sync` reports the access, and
+    /// this lint does not: one finding per access.)
     ///
     /// ### Why is this bad?
     /// On a device whose `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS` is 0, the GPU has
@@ -74,8 +75,18 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
     let Some(first) = managed.iter().next() else {
         return;
     };
-    // A kernel that may still run and does not use this memory (one that does is
-    // `missing_sync`'s finding).
+    // Work that may still run and uses this memory makes the access `missing_sync`'s finding:
+    // reported once, there.
+    let running = |op| cx.machine.may_be_running(cx.state, op);
+    if cx
+        .state
+        .inflight_may
+        .iter()
+        .any(|op| running(op) && cx.machine.op(op).uses_any(&managed, cx.regions))
+    {
+        return;
+    }
+    // A kernel that may still run (and, from the above, does not use this memory).
     let Some(kernel) = cx.state.inflight_may.iter().find(|&op| {
         let o = cx.machine.op(op);
         o.kind == OpKind::Launch && cx.machine.may_be_running(cx.state, op) && !o.uses_any(&managed, cx.regions)

@@ -185,9 +185,25 @@ pub fn wait_for_recorded(m: &Machine, st: &mut MachineState, data: &LocSet, stre
 
 /// `PinnedHostSlice::as_slice` and friends synchronize the events recorded on the memory (not
 /// copies given a plain slice of it: those recorded none on it).
+///
+/// The event of an operation is recorded on its stream after it, so waiting for it also
+/// finishes the work enqueued on that one stream before it: the operations of earlier call
+/// sites (a site's operation stands for its latest execution; a later site's execution from a
+/// previous loop iteration is left running, which is conservative).
 pub fn sync_memory(m: &Machine, st: &mut MachineState, data: &LocSet, regions: &dyn Regions) {
-    let recorded = recorded_users(m, st, data, regions);
-    st.finish(&recorded);
+    let mut finished = recorded_users(m, st, data, regions);
+    let earlier: Vec<_> = st
+        .inflight_may
+        .iter()
+        .filter(|&o| {
+            let streams = &m.op(o).streams;
+            streams.len() == 1 && finished.iter().any(|r| o.0 < r.0 && m.op(r).streams == *streams)
+        })
+        .collect();
+    for o in earlier {
+        finished.insert(o);
+    }
+    st.finish(&finished);
 }
 
 /// A context's state changes.
