@@ -47,11 +47,11 @@ fn examples_report(format: &str) -> String {
     String::from_utf8(out.stdout).expect("UTF-8 report")
 }
 
+/// The level a finding of `lint` is reported at: its default level.
 fn level_of(lint: &str) -> &'static str {
-    if lint == "cuda_lint::pageable_async_copy" {
-        "warning"
-    } else {
-        "error"
+    match cuda_lint_machine::lints::find(lint).map(|l| l.default_level) {
+        Some(cuda_lint_machine::Level::Deny) => "error",
+        _ => "warning",
     }
 }
 

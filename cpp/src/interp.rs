@@ -1,0 +1,996 @@
+//! The per-function interpreter: walks a host function's statements in order, keeps what each
+//! pointer variable may point to, and drives the machine with what each call does
+//! ([`crate::api`]). Branches join as "may" (the machine's own join); loops run to a fixpoint
+//! (at most [`LOOP_ROUNDS`] rounds, then what they reached is kept); `return` ends a path.
+
+use std::collections::{BTreeMap, HashMap};
+
+use cuda_lint_cuda_source::{Fence, kernel_fence, kernel_writes};
+use cuda_lint_machine::lints::{Cx, check_all};
+use cuda_lint_machine::{
+    Access, Describe, Dir, Event, Finding, InFlight, Kernel, Loc, LocSet, Machine, MemKind, OpId, OpKind, Origin,
+    Region, Regions, State,
+};
+use tree_sitter::Node;
+
+use crate::api::{self, ADVICE, Effect};
+
+/// Rounds a loop is run before what it reached is kept.
+pub const LOOP_ROUNDS: usize = 5;
+/// How deep expressions are followed (a bound on recursion for any input).
+const MAX_DEPTH: u32 = 200;
+
+/// A site in a file: the file's index and a byte range.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Site {
+    pub file: u32,
+    pub start: u32,
+    pub end: u32,
+}
+
+#[derive(Clone, Debug)]
+struct LocInfo {
+    kind: Option<MemKind>,
+    name: Option<String>,
+    origin: Site,
+    allocated: bool,
+    allocator: Option<cuda_lint_machine::Allocator>,
+    write_combined: bool,
+}
+
+#[derive(Clone, Default, PartialEq)]
+struct Flow {
+    /// What each variable may point to (for a stream or event variable: the object).
+    vars: BTreeMap<String, LocSet>,
+    m: State,
+    /// The path has returned.
+    dead: bool,
+}
+
+impl Flow {
+    fn join(&mut self, other: &Flow) {
+        if other.dead {
+            return;
+        }
+        if self.dead {
+            *self = other.clone();
+            return;
+        }
+        for (k, v) in &other.vars {
+            self.vars.entry(k.clone()).or_default().union_with(v);
+        }
+        self.m.join(&other.m);
+    }
+}
+
+/// The analysis of one file.
+pub struct FileAnalysis<'s> {
+    src: &'s str,
+    file: u32,
+    locs: Vec<LocInfo>,
+    by_site: HashMap<(u32, &'static str), Loc>,
+    machine: Machine,
+    op_sites: Vec<(Site, Option<String>)>,
+    op_by_site: HashMap<u32, OpId>,
+    legacy: Loc,
+    findings: BTreeMap<(&'static str, &'static str, Site), Finding<Site>>,
+    depth: u32,
+}
+
+impl<'s> FileAnalysis<'s> {
+    pub fn new(src: &'s str, file: u32) -> Self {
+        let mut a = FileAnalysis {
+            src,
+            file,
+            locs: Vec::new(),
+            by_site: HashMap::new(),
+            machine: Machine::new(),
+            op_sites: Vec::new(),
+            op_by_site: HashMap::new(),
+            legacy: Loc(0),
+            findings: BTreeMap::new(),
+            depth: 0,
+        };
+        let origin = Site { file, start: 0, end: 0 };
+        a.legacy = a.new_loc(None, Some("the legacy default stream".into()), origin, false);
+        a.machine.set_legacy(a.legacy);
+        a
+    }
+
+    /// Runs every host function of the translation unit.
+    pub fn run(mut self, root: Node<'_>) -> Vec<Finding<Site>> {
+        let mut stack = vec![root];
+        let mut steps = 0usize;
+        while let Some(n) = stack.pop() {
+            steps += 1;
+            if steps > 1_000_000 {
+                break;
+            }
+            if n.kind() == "function_definition" {
+                if !self.is_device_code(n)
+                    && let Some(body) = n.child_by_field_name("body")
+                {
+                    let mut flow = Flow::default();
+                    self.statement(body, &mut flow);
+                }
+                continue;
+            }
+            let mut c = n.walk();
+            let children: Vec<Node> = n.named_children(&mut c).collect();
+            stack.extend(children.into_iter().rev());
+        }
+        self.findings.into_values().collect()
+    }
+
+    fn text(&self, n: Node<'_>) -> &'s str {
+        n.utf8_text(self.src.as_bytes()).unwrap_or("")
+    }
+
+    fn site(&self, n: Node<'_>) -> Site {
+        Site {
+            file: self.file,
+            start: n.start_byte() as u32,
+            end: n.end_byte() as u32,
+        }
+    }
+
+    /// `__global__` and `__device__` functions run on the device (`__host__ __device__` ones are
+    /// not analysed either: the device side dominates them).
+    fn is_device_code(&self, f: Node<'_>) -> bool {
+        let head_end = f.child_by_field_name("body").map_or(f.end_byte(), |b| b.start_byte());
+        let head = &self.src[f.start_byte()..head_end.max(f.start_byte())];
+        head.contains("__global__") || head.contains("__device__")
+    }
+
+    fn new_loc(&mut self, kind: Option<MemKind>, name: Option<String>, origin: Site, allocated: bool) -> Loc {
+        let l = Loc(self.locs.len() as u32);
+        self.locs.push(LocInfo {
+            kind,
+            name,
+            origin,
+            allocated,
+            allocator: None,
+            write_combined: false,
+        });
+        l
+    }
+
+    /// The location made at `site` (the same one each time a loop passes it).
+    fn loc_at(
+        &mut self,
+        n: Node<'_>,
+        what: &'static str,
+        kind: Option<MemKind>,
+        name: Option<String>,
+        allocated: bool,
+    ) -> Loc {
+        let key = (n.start_byte() as u32, what);
+        if let Some(&l) = self.by_site.get(&key) {
+            return l;
+        }
+        let site = self.site(n);
+        let l = self.new_loc(kind, name, site, allocated);
+        self.by_site.insert(key, l);
+        l
+    }
+
+    fn emit(&mut self, at: Node<'_>, event: Event<'_, Site>, flow: &Flow) {
+        let span = self.site(at);
+        let mut found = Vec::new();
+        {
+            let regions = FileRegions { locs: &self.locs };
+            let describe = Describer { a: self };
+            let cx = Cx {
+                machine: &self.machine,
+                state: &flow.m,
+                regions: &regions,
+                describe: &describe,
+                span,
+                in_helper: false,
+            };
+            check_all(&event, &cx, &mut found);
+        }
+        for f in found {
+            self.findings.insert((f.lint.name, f.kind, f.span), f);
+        }
+    }
+
+    // ---- statements ----
+
+    fn statement(&mut self, n: Node<'_>, flow: &mut Flow) {
+        if flow.dead {
+            return;
+        }
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            self.depth -= 1;
+            return;
+        }
+        match n.kind() {
+            "compound_statement" | "translation_unit" => {
+                let mut c = n.walk();
+                let children: Vec<Node> = n.named_children(&mut c).collect();
+                for s in children {
+                    self.statement(s, flow);
+                }
+            }
+            "declaration" => self.declaration(n, flow),
+            "expression_statement" => {
+                if let Some(e) = n.named_child(0) {
+                    self.expr(e, flow, false);
+                }
+            }
+            "if_statement" => {
+                if let Some(c) = n.child_by_field_name("condition") {
+                    self.expr(c, flow, false);
+                }
+                let mut other = flow.clone();
+                if let Some(then) = n.child_by_field_name("consequence") {
+                    self.statement(then, flow);
+                }
+                if let Some(alt) = n.child_by_field_name("alternative") {
+                    self.statement(alt, &mut other);
+                }
+                flow.join(&other);
+            }
+            "else_clause" => {
+                let mut c = n.walk();
+                let children: Vec<Node> = n.named_children(&mut c).collect();
+                for s in children {
+                    self.statement(s, flow);
+                }
+            }
+            "for_statement" | "while_statement" | "for_range_loop" | "do_statement" => self.looped(n, flow),
+            "return_statement" => {
+                if let Some(e) = n.named_child(0) {
+                    self.expr(e, flow, false);
+                }
+                flow.dead = true;
+            }
+            "break_statement" | "continue_statement" | "goto_statement" => {}
+            "comment" | "preproc_include" | "preproc_def" | "preproc_call" => {}
+            _ => {
+                // switch, try, labeled statements, preprocessor blocks: their parts in order.
+                let mut c = n.walk();
+                let children: Vec<Node> = n.named_children(&mut c).collect();
+                for s in children {
+                    if is_statement(s.kind()) {
+                        self.statement(s, flow);
+                    } else {
+                        self.expr(s, flow, false);
+                    }
+                }
+            }
+        }
+        self.depth -= 1;
+    }
+
+    fn looped(&mut self, n: Node<'_>, flow: &mut Flow) {
+        if let Some(init) = n.child_by_field_name("initializer") {
+            if is_statement(init.kind()) {
+                self.statement(init, flow);
+            } else {
+                self.expr(init, flow, false);
+            }
+        }
+        if n.kind() == "for_range_loop"
+            && let Some(r) = n.child_by_field_name("right")
+        {
+            self.expr(r, flow, false);
+        }
+        let body = n.child_by_field_name("body");
+        let cond = n.child_by_field_name("condition");
+        let update = n.child_by_field_name("update");
+        let do_while = n.kind() == "do_statement";
+        // The state at the loop head: entry joined with the end of each round.
+        let mut head = flow.clone();
+        if do_while && let Some(b) = body {
+            self.statement(b, &mut head);
+        }
+        for _ in 0..LOOP_ROUNDS {
+            let mut round = head.clone();
+            if let Some(c) = cond {
+                self.expr(c, &mut round, false);
+            }
+            if let Some(b) = body {
+                self.statement(b, &mut round);
+            }
+            if let Some(u) = update {
+                self.expr(u, &mut round, false);
+            }
+            round.dead = false;
+            let mut next = head.clone();
+            next.join(&round);
+            if next == head {
+                break;
+            }
+            head = next;
+        }
+        *flow = head;
+    }
+
+    fn declaration(&mut self, n: Node<'_>, flow: &mut Flow) {
+        let ty = n.child_by_field_name("type").map(|t| self.text(t)).unwrap_or("");
+        let mut c = n.walk();
+        let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+        for d in decls {
+            let (declarator, value) = if d.kind() == "init_declarator" {
+                (d.child_by_field_name("declarator"), d.child_by_field_name("value"))
+            } else {
+                (Some(d), None)
+            };
+            let Some(declarator) = declarator else { continue };
+            let Some(name) = declared_name(declarator, self.src) else {
+                continue;
+            };
+            let is_array = contains_kind(declarator, "array_declarator");
+            let is_pointer = contains_kind(declarator, "pointer_declarator");
+            let target = if is_array || (!is_pointer && (ty.contains("vector") || ty.contains("array<"))) {
+                // Host memory the variable is: a stack array, a `std::vector`'s buffer.
+                let l = self.loc_at(declarator, "var", Some(MemKind::Pageable), Some(name.clone()), false);
+                if let Some(v) = value {
+                    self.expr(v, flow, false);
+                }
+                LocSet::single(l)
+            } else if let Some(v) = value {
+                let mut vals = self.expr(v, flow, false);
+                // `cudaStream_t s = 0;`: the legacy stream.
+                if is_null(self.text(v)) && ty.contains("Stream") {
+                    vals = LocSet::single(self.legacy);
+                }
+                self.name_new(&vals, &name);
+                vals
+            } else {
+                LocSet::new()
+            };
+            flow.vars.insert(name, target);
+        }
+    }
+
+    /// Names new memory after the variable it is first stored in.
+    fn name_new(&mut self, vals: &LocSet, name: &str) {
+        for l in vals.iter() {
+            let info = &mut self.locs[l.0 as usize];
+            if info.allocated && info.name.is_none() {
+                info.name = Some(name.to_string());
+            }
+        }
+    }
+
+    // ---- expressions: what a pointer value may point to ----
+
+    fn expr(&mut self, n: Node<'_>, flow: &mut Flow, write: bool) -> LocSet {
+        self.depth += 1;
+        let out = if self.depth > MAX_DEPTH {
+            LocSet::new()
+        } else {
+            self.expr_inner(n, flow, write)
+        };
+        self.depth -= 1;
+        out
+    }
+
+    fn expr_inner(&mut self, n: Node<'_>, flow: &mut Flow, write: bool) -> LocSet {
+        match n.kind() {
+            "identifier" => flow.vars.get(self.text(n)).cloned().unwrap_or_default(),
+            "parenthesized_expression" | "cast_expression" => {
+                let inner = n
+                    .child_by_field_name("value")
+                    .or_else(|| n.named_child(n.named_child_count().saturating_sub(1)));
+                inner.map(|i| self.expr(i, flow, write)).unwrap_or_default()
+            }
+            "binary_expression" => {
+                let mut out = LocSet::new();
+                for f in ["left", "right"] {
+                    if let Some(x) = n.child_by_field_name(f) {
+                        out.union_with(&self.expr(x, flow, false));
+                    }
+                }
+                let op = n.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("");
+                if op == "+" || op == "-" { out } else { LocSet::new() }
+            }
+            "conditional_expression" => {
+                let mut out = LocSet::new();
+                if let Some(c) = n.child_by_field_name("condition") {
+                    self.expr(c, flow, false);
+                }
+                for f in ["consequence", "alternative"] {
+                    if let Some(x) = n.child_by_field_name(f) {
+                        out.union_with(&self.expr(x, flow, false));
+                    }
+                }
+                out
+            }
+            "pointer_expression" => {
+                let arg = n.child_by_field_name("argument");
+                let op = n.child(0).map(|o| self.text(o)).unwrap_or("");
+                match (op, arg) {
+                    ("&", Some(a)) => self.address_of(a, flow),
+                    ("*", Some(a)) => {
+                        let target = self.expr(a, flow, false);
+                        self.access(n, &target, write, flow);
+                        LocSet::new()
+                    }
+                    _ => LocSet::new(),
+                }
+            }
+            "subscript_expression" => {
+                let target = n
+                    .child_by_field_name("argument")
+                    .map(|a| self.expr(a, flow, false))
+                    .unwrap_or_default();
+                if let Some(i) = n.child_by_field_name("indices") {
+                    self.expr(i, flow, false);
+                }
+                self.access(n, &target, write, flow);
+                LocSet::new()
+            }
+            "field_expression" => {
+                let arg = n.child_by_field_name("argument");
+                let arrow = n.child_by_field_name("operator").is_some_and(|o| self.text(o) == "->")
+                    || self.text(n).contains("->");
+                if let Some(a) = arg {
+                    let target = self.expr(a, flow, false);
+                    if arrow {
+                        self.access(n, &target, write, flow);
+                    }
+                }
+                LocSet::new()
+            }
+            "assignment_expression" => {
+                let right = n
+                    .child_by_field_name("right")
+                    .map(|r| self.expr(r, flow, false))
+                    .unwrap_or_default();
+                if let Some(left) = n.child_by_field_name("left") {
+                    if left.kind() == "identifier" {
+                        let name = self.text(left).to_string();
+                        self.name_new(&right, &name);
+                        let op = n.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("=");
+                        if op == "=" {
+                            flow.vars.insert(name, right.clone());
+                        }
+                    } else {
+                        self.expr(left, flow, true);
+                    }
+                }
+                right
+            }
+            "update_expression" => {
+                if let Some(a) = n.child_by_field_name("argument")
+                    && a.kind() != "identifier"
+                {
+                    self.expr(a, flow, true);
+                }
+                LocSet::new()
+            }
+            "call_expression" => self.call(n, flow),
+            "new_expression" => {
+                let l = self.loc_at(n, "new", Some(MemKind::Pageable), None, true);
+                LocSet::single(l)
+            }
+            "delete_expression" => {
+                let mut c = n.walk();
+                let targets: Vec<Node> = n.named_children(&mut c).collect();
+                for t in targets {
+                    let v = self.expr(t, flow, false);
+                    let mem = self.memory(&v);
+                    if !mem.is_empty() {
+                        self.emit(
+                            n,
+                            Event::HostAccess {
+                                regions: &mem,
+                                access: Access::Free,
+                            },
+                            flow,
+                        );
+                    }
+                }
+                LocSet::new()
+            }
+            "comma_expression" | "argument_list" | "initializer_list" | "sizeof_expression" | "unary_expression" => {
+                let mut c = n.walk();
+                let parts: Vec<Node> = n.named_children(&mut c).collect();
+                let mut last = LocSet::new();
+                for p in parts {
+                    last = self.expr(p, flow, false);
+                }
+                if n.kind() == "comma_expression" {
+                    last
+                } else {
+                    LocSet::new()
+                }
+            }
+            "lambda_expression" => LocSet::new(),
+            _ => {
+                let mut c = n.walk();
+                let parts: Vec<Node> = n.named_children(&mut c).collect();
+                for p in parts {
+                    self.expr(p, flow, false);
+                }
+                LocSet::new()
+            }
+        }
+    }
+
+    /// `&x`: the address of variable `x`'s memory when `x` is memory (an array), or of what
+    /// `x[i]` is part of.
+    fn address_of(&mut self, a: Node<'_>, flow: &mut Flow) -> LocSet {
+        match a.kind() {
+            "subscript_expression" => a
+                .child_by_field_name("argument")
+                .map(|x| self.expr(x, flow, false))
+                .unwrap_or_default(),
+            "identifier" => {
+                let v = flow.vars.get(self.text(a)).cloned().unwrap_or_default();
+                // Only an array's own memory: `&p` of a pointer is the variable, not its target.
+                v.iter()
+                    .filter(|l| self.locs[l.0 as usize].origin.start == a.start_byte() as u32)
+                    .collect()
+            }
+            _ => LocSet::new(),
+        }
+    }
+
+    /// The memory locations among `vals`.
+    fn memory(&self, vals: &LocSet) -> LocSet {
+        vals.iter().filter(|l| self.locs[l.0 as usize].kind.is_some()).collect()
+    }
+
+    fn access(&mut self, at: Node<'_>, target: &LocSet, write: bool, flow: &Flow) {
+        let mem = self.memory(target);
+        if mem.is_empty() {
+            return;
+        }
+        let access = if write { Access::Write } else { Access::Read };
+        self.emit(at, Event::HostAccess { regions: &mem, access }, flow);
+    }
+
+    fn call(&mut self, n: Node<'_>, flow: &mut Flow) -> LocSet {
+        let func = n.child_by_field_name("function");
+        let args: Vec<Node> = match n.child_by_field_name("arguments") {
+            Some(list) => {
+                let mut c = list.walk();
+                list.named_children(&mut c).filter(|a| a.kind() != "comment").collect()
+            }
+            None => Vec::new(),
+        };
+        let name = func.map(|f| callee_name(f, self.src)).unwrap_or_default();
+        // A kernel launch: `kernel<<<grid, block, shared, stream>>>(args)`.
+        let mut c = n.walk();
+        if let Some(launch) = n.children(&mut c).find(|k| k.kind() == "kernel_call_syntax") {
+            return self.launch(n, &name, launch, &args, flow);
+        }
+        // `v.data()`, `v.size()`: what the object is.
+        if let Some(f) = func
+            && f.kind() == "field_expression"
+        {
+            let object = f
+                .child_by_field_name("argument")
+                .map(|o| self.expr(o, flow, false))
+                .unwrap_or_default();
+            for a in &args {
+                self.expr(*a, flow, false);
+            }
+            return if matches!(name.as_str(), "data" | "begin" | "get") {
+                object
+            } else {
+                LocSet::new()
+            };
+        }
+        let Some(effects) = api::effects(&name) else {
+            for a in &args {
+                self.expr(*a, flow, false);
+            }
+            return LocSet::new();
+        };
+        let vals: Vec<LocSet> = args.iter().map(|a| self.expr(*a, flow, false)).collect();
+        let arg = |i: usize| vals.get(i).cloned().unwrap_or_default();
+        let mut ret = LocSet::new();
+        for e in effects {
+            match *e {
+                Effect::AllocOut { out, kind, by } => {
+                    let l = self.loc_at(n, "alloc", Some(kind), None, true);
+                    self.locs[l.0 as usize].allocator = Some(by);
+                    if kind == MemKind::Pinned
+                        && let Some(flags) = args.get(2)
+                        && self.text(*flags).to_ascii_lowercase().contains("writecombined")
+                    {
+                        self.locs[l.0 as usize].write_combined = true;
+                    }
+                    if let Some(var) = args.get(out).and_then(|a| out_var(*a, self.src)) {
+                        self.name_new(&LocSet::single(l), &var);
+                        flow.vars.insert(var, LocSet::single(l));
+                    }
+                }
+                Effect::AllocRet { kind, by } => {
+                    let l = self.loc_at(n, "alloc", Some(kind), None, true);
+                    self.locs[l.0 as usize].allocator = Some(by);
+                    ret.insert(l);
+                }
+                Effect::Free { mem, by, waits } => {
+                    let m = self.memory(&arg(mem));
+                    if m.is_empty() {
+                        continue;
+                    }
+                    self.emit(n, Event::Dealloc { regions: &m, by }, flow);
+                    if waits {
+                        let users = self.machine.users(&flow.m, &m, &FileRegions { locs: &self.locs });
+                        flow.m.finish(&users);
+                    } else {
+                        self.emit(
+                            n,
+                            Event::HostAccess {
+                                regions: &m,
+                                access: Access::Free,
+                            },
+                            flow,
+                        );
+                    }
+                }
+                Effect::Copy {
+                    dst,
+                    src,
+                    kind,
+                    dir,
+                    stream,
+                } => {
+                    let dir = match kind.and_then(|k| args.get(k)) {
+                        Some(k) => api::copy_kind(self.text(*k).trim()).unwrap_or(Dir::Unknown),
+                        None => dir,
+                    };
+                    let (d, s) = (self.memory(&arg(dst)), self.memory(&arg(src)));
+                    let dir = if dir == Dir::Unknown {
+                        self.infer_dir(&d, &s)
+                    } else {
+                        dir
+                    };
+                    let streams = match stream {
+                        Some(i) => self.streams_of(args.get(i).copied(), &arg(i)),
+                        None => LocSet::single(self.legacy),
+                    };
+                    if stream.is_some() {
+                        let (host, host_arg) = match dir {
+                            Dir::HostToDevice => (s.clone(), args.get(src)),
+                            Dir::DeviceToHost => (d.clone(), args.get(dst)),
+                            _ => (LocSet::new(), None),
+                        };
+                        if !host.is_empty() {
+                            let host_arg = host_arg.map(|a| self.site(*a));
+                            self.emit(
+                                n,
+                                Event::AsyncCopy {
+                                    host: &host,
+                                    dir,
+                                    host_arg,
+                                    advice: &ADVICE,
+                                },
+                                flow,
+                            );
+                        }
+                    }
+                    self.enqueue(
+                        n,
+                        OpKind::Copy,
+                        &streams,
+                        &s,
+                        &d,
+                        stream.and_then(|i| args.get(i).copied()),
+                        flow,
+                    );
+                    if stream.is_none() {
+                        self.machine.sync_streams(&mut flow.m, &streams);
+                    }
+                }
+                Effect::Memset { dst, stream } => {
+                    let d = self.memory(&arg(dst));
+                    let streams = match stream {
+                        Some(i) => self.streams_of(args.get(i).copied(), &arg(i)),
+                        None => LocSet::single(self.legacy),
+                    };
+                    self.enqueue(
+                        n,
+                        OpKind::Memset,
+                        &streams,
+                        &LocSet::new(),
+                        &d,
+                        stream.and_then(|i| args.get(i).copied()),
+                        flow,
+                    );
+                    if stream.is_none() {
+                        self.machine.sync_streams(&mut flow.m, &streams);
+                    }
+                }
+                Effect::StreamCreate { out, flags } => {
+                    let l = self.loc_at(n, "stream", None, None, true);
+                    if let Some(f) = flags.and_then(|f| args.get(f)) {
+                        let t = self.text(*f);
+                        if t.contains("NonBlocking") || t.contains("NON_BLOCKING") || t.trim() == "1" {
+                            self.machine.set_non_blocking(l);
+                        }
+                    }
+                    if let Some(var) = args.get(out).and_then(|a| out_var(*a, self.src)) {
+                        self.locs[l.0 as usize].name = Some(var.clone());
+                        flow.vars.insert(var, LocSet::single(l));
+                    }
+                }
+                Effect::EventCreate { out } => {
+                    let l = self.loc_at(n, "event", None, None, true);
+                    if let Some(var) = args.get(out).and_then(|a| out_var(*a, self.src)) {
+                        self.locs[l.0 as usize].name = Some(var.clone());
+                        flow.vars.insert(var, LocSet::single(l));
+                    }
+                }
+                Effect::SyncStream(i) => {
+                    let streams = self.streams_of(args.get(i).copied(), &arg(i));
+                    self.machine.sync_streams(&mut flow.m, &streams);
+                }
+                Effect::SyncEvent(i) => {
+                    let events = arg(i);
+                    if events.is_empty() {
+                        self.machine.sync_all(&mut flow.m);
+                    } else {
+                        self.machine.sync_events(&mut flow.m, &events);
+                    }
+                }
+                Effect::SyncDevice => self.machine.sync_all(&mut flow.m),
+                Effect::RecordEvent { event, stream } => {
+                    let streams = self.streams_of(args.get(stream).copied(), &arg(stream));
+                    self.machine.record_events(&mut flow.m, &arg(event), &streams);
+                }
+                Effect::StreamWaitEvent { stream, event } => {
+                    let streams = self.streams_of(args.get(stream).copied(), &arg(stream));
+                    self.machine.wait_events(&mut flow.m, &streams, &arg(event));
+                }
+                Effect::Register(i) => {
+                    let m = self.memory(&arg(i));
+                    self.machine.register_in_place(&mut flow.m, &m);
+                }
+                Effect::Unregister(i) => {
+                    let m = self.memory(&arg(i));
+                    self.emit(n, Event::Unregister { regions: &m }, flow);
+                    self.machine
+                        .unregister(&mut flow.m, &m, &FileRegions { locs: &self.locs });
+                }
+            }
+        }
+        ret
+    }
+
+    /// The direction of a `cudaMemcpyDefault` copy from the kinds of its sides.
+    fn infer_dir(&self, dst: &LocSet, src: &LocSet) -> Dir {
+        let device = |s: &LocSet| {
+            s.iter()
+                .any(|l| self.locs[l.0 as usize].kind.is_some_and(MemKind::is_device_only))
+        };
+        let host = |s: &LocSet| {
+            s.iter().any(|l| {
+                matches!(
+                    self.locs[l.0 as usize].kind,
+                    Some(MemKind::Pageable | MemKind::Pinned | MemKind::Unknown)
+                )
+            })
+        };
+        match (host(dst), device(dst), host(src), device(src)) {
+            (true, _, _, true) => Dir::DeviceToHost,
+            (_, true, true, _) => Dir::HostToDevice,
+            (_, true, _, true) => Dir::DeviceToDevice,
+            _ => Dir::Unknown,
+        }
+    }
+
+    /// The streams an argument names: `0`/`NULL`/`cudaStreamLegacy` is the legacy stream; a
+    /// stream the analysis did not see created is not known (empty: any stream).
+    fn streams_of(&self, arg: Option<Node<'_>>, vals: &LocSet) -> LocSet {
+        match arg {
+            None => LocSet::single(self.legacy),
+            Some(a) if is_null(self.text(a)) || self.text(a).contains("cudaStreamLegacy") => {
+                LocSet::single(self.legacy)
+            }
+            Some(_) => vals.iter().filter(|l| self.locs[l.0 as usize].kind.is_none()).collect(),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn enqueue(
+        &mut self,
+        n: Node<'_>,
+        kind: OpKind,
+        streams: &LocSet,
+        reads: &LocSet,
+        writes: &LocSet,
+        stream_arg: Option<Node<'_>>,
+        flow: &mut Flow,
+    ) -> OpId {
+        let key = n.start_byte() as u32;
+        let op = match self.op_by_site.get(&key) {
+            Some(&op) => op,
+            None => {
+                let op = self.machine.new_op(kind, &ADVICE);
+                let name = stream_arg
+                    .map(|a| self.text(a).trim().to_string())
+                    .filter(|t| !is_null(t));
+                self.op_sites.push((self.site(n), name));
+                self.op_by_site.insert(key, op);
+                op
+            }
+        };
+        self.machine.add_uses(op, streams, reads, writes);
+        self.emit(n, Event::Enqueue { op }, flow);
+        self.machine.start(&mut flow.m, op);
+        op
+    }
+
+    fn launch(&mut self, n: Node<'_>, name: &str, config: Node<'_>, args: &[Node<'_>], flow: &mut Flow) -> LocSet {
+        let mut c = config.walk();
+        let conf: Vec<Node> = config.named_children(&mut c).collect();
+        for x in &conf {
+            self.expr(*x, flow, false);
+        }
+        let stream_arg = conf.get(3).copied();
+        let streams = match stream_arg {
+            Some(s) => {
+                let v = self.expr(s, flow, false);
+                self.streams_of(Some(s), &v)
+            }
+            None => LocSet::single(self.legacy),
+        };
+        let slots: Vec<LocSet> = args
+            .iter()
+            .map(|a| {
+                let v = self.expr(*a, flow, false);
+                self.memory(&v)
+            })
+            .collect();
+        let written = kernel_writes(self.src, name);
+        let kernel = match kernel_fence(self.src, name) {
+            Fence::Fenced => None,
+            Fence::Unfenced => Some(Kernel::Unfenced { name: name.to_string() }),
+            Fence::NotFound => Some(Kernel::SourceNotVisible {
+                name: Some(name.to_string()),
+            }),
+        };
+        self.emit(
+            n,
+            Event::Launch {
+                slots: &slots,
+                apart: true,
+                written: written.as_deref(),
+                kernel: kernel.as_ref(),
+            },
+            flow,
+        );
+        let (mut reads, mut writes) = (LocSet::new(), LocSet::new());
+        for (i, s) in slots.iter().enumerate() {
+            reads.union_with(s);
+            if written.as_ref().is_none_or(|w| w.get(i).copied().unwrap_or(true)) {
+                writes.union_with(s);
+            }
+        }
+        self.enqueue(n, OpKind::Launch, &streams, &reads, &writes, stream_arg, flow);
+        LocSet::new()
+    }
+}
+
+fn is_statement(kind: &str) -> bool {
+    kind.ends_with("_statement") || kind == "declaration" || kind == "for_range_loop" || kind == "else_clause"
+}
+
+fn is_null(text: &str) -> bool {
+    matches!(
+        text.trim(),
+        "0" | "NULL" | "nullptr" | "(cudaStream_t)0" | "cudaStreamDefault"
+    )
+}
+
+fn contains_kind(n: Node<'_>, kind: &str) -> bool {
+    if n.kind() == kind {
+        return true;
+    }
+    let mut c = n.walk();
+    let children: Vec<Node> = n.named_children(&mut c).collect();
+    children.into_iter().any(|ch| contains_kind(ch, kind))
+}
+
+/// The variable a declarator declares.
+fn declared_name(n: Node<'_>, src: &str) -> Option<String> {
+    let mut cur = n;
+    for _ in 0..16 {
+        if matches!(cur.kind(), "identifier" | "field_identifier") {
+            return cur.utf8_text(src.as_bytes()).ok().map(str::to_string);
+        }
+        cur = cur.child_by_field_name("declarator").or_else(|| cur.named_child(0))?;
+    }
+    None
+}
+
+/// `cudaMalloc(&p, ..)`, `cudaMalloc((void**)&p, ..)`: the variable `p`.
+fn out_var(n: Node<'_>, src: &str) -> Option<String> {
+    let mut cur = n;
+    for _ in 0..8 {
+        match cur.kind() {
+            "pointer_expression" => {
+                let arg = cur.child_by_field_name("argument")?;
+                return (arg.kind() == "identifier")
+                    .then(|| arg.utf8_text(src.as_bytes()).ok().map(str::to_string))
+                    .flatten();
+            }
+            "cast_expression" => cur = cur.child_by_field_name("value")?,
+            "parenthesized_expression" => cur = cur.named_child(0)?,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The name a call calls: `f`, `ns::f`, `obj.f`, `f<T>`.
+fn callee_name(f: Node<'_>, src: &str) -> String {
+    let text = |n: Node<'_>| n.utf8_text(src.as_bytes()).unwrap_or("").to_string();
+    match f.kind() {
+        "identifier" => text(f),
+        "qualified_identifier" => f
+            .child_by_field_name("name")
+            .map_or_else(|| text(f), |n| callee_name(n, src)),
+        "field_expression" => f.child_by_field_name("field").map(text).unwrap_or_default(),
+        "template_function" => f.child_by_field_name("name").map(text).unwrap_or_default(),
+        _ => text(f),
+    }
+}
+
+struct FileRegions<'a> {
+    locs: &'a [LocInfo],
+}
+
+impl Regions for FileRegions<'_> {
+    fn mem_kind(&self, l: Loc) -> Option<MemKind> {
+        self.locs.get(l.0 as usize).and_then(|i| i.kind)
+    }
+    fn overlaps(&self, a: Loc, b: Loc) -> bool {
+        a == b
+    }
+    fn root(&self, l: Loc) -> Loc {
+        l
+    }
+    fn write_combined(&self, l: Loc) -> bool {
+        self.locs.get(l.0 as usize).is_some_and(|i| i.write_combined)
+    }
+    fn allocator(&self, l: Loc) -> Option<cuda_lint_machine::Allocator> {
+        self.locs.get(l.0 as usize).and_then(|i| i.allocator)
+    }
+    fn physical(&self, _mapping: Loc) -> Option<LocSet> {
+        None
+    }
+}
+
+struct Describer<'a, 's> {
+    a: &'a FileAnalysis<'s>,
+}
+
+impl Describe<Site> for Describer<'_, '_> {
+    fn region(&self, root: Loc) -> Region<Site> {
+        let info = &self.a.locs[root.0 as usize];
+        Region {
+            name: info.name.clone(),
+            kind: info.kind.unwrap_or(MemKind::Unknown),
+            origin: info.origin,
+            origin_kind: if info.allocated {
+                Origin::Allocated
+            } else {
+                Origin::Declared
+            },
+            ty: None,
+            advice: &ADVICE,
+        }
+    }
+
+    fn in_flight(&self, op: OpId) -> InFlight<Site> {
+        let (span, stream) = self.a.op_sites[op.0 as usize].clone();
+        InFlight {
+            what: self.a.machine.op(op).kind.describe(),
+            span,
+            stream,
+            advice: &ADVICE,
+            notes: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! cuda-lint for CUDA C++: finds the same misuses as the Rust driver, in `.cu`/`.cpp` host code,
+//! through the same machine and lints (`cuda_lint_machine`). This crate is the second front end:
+//! it parses with tree-sitter (no CUDA toolkit, no headers needed), walks each host function
+//! ([`interp`]), reports each call of the C APIs ([`api`]) as the machine's transitions and
+//! events, and renders the lints' diagnostics in rustc's style with codespan-reporting.
+//!
+//! Suppression in source: `// cuda-lint: allow(missing_sync)` (or `allow(all)`) on the line of
+//! the finding or the line before, like clang-tidy's `NOLINT`.
+
+pub mod api;
+pub mod interp;
+
+use std::path::{Path, PathBuf};
+
+use codespan_reporting::diagnostic::{Diagnostic, Label, Severity};
+use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::term;
+use cuda_lint_machine::{Child, Finding, Level};
+use interp::{FileAnalysis, Site};
+
+/// The file extensions checked.
+pub const EXTENSIONS: &[&str] = &["cu", "cuh", "cpp", "cc", "cxx", "c", "h", "hpp"];
+/// Folders never entered.
+const SKIP_DIRS: &[&str] = &[".git", ".hg", ".svn", "target", "build", "node_modules", "CMakeFiles"];
+
+/// The source files under `paths` (files given directly are taken whatever their extension).
+pub fn source_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_file() {
+            files.push(p.clone());
+            continue;
+        }
+        if !p.exists() {
+            return Err(format!("{}: no such file or directory", p.display()));
+        }
+        let walker = walkdir::WalkDir::new(p)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| {
+                !(e.file_type().is_dir()
+                    && e.depth() > 0
+                    && e.file_name().to_str().is_some_and(|n| SKIP_DIRS.contains(&n)))
+            });
+        for e in walker {
+            let e = e.map_err(|e| e.to_string())?;
+            let ext = e.path().extension().and_then(|x| x.to_str()).unwrap_or("");
+            if e.file_type().is_file() && EXTENSIONS.contains(&ext) {
+                files.push(e.into_path());
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// One finding, ready to print.
+pub struct Reported {
+    pub finding: Finding<Site>,
+    pub level: Level,
+}
+
+/// What checking files found.
+pub struct Report {
+    pub files: SimpleFiles<String, String>,
+    pub findings: Vec<Reported>,
+    /// Files that could not be read, or parts that could not be parsed.
+    pub problems: Vec<String>,
+}
+
+impl Report {
+    /// Whether a finding is an error (deny level): the exit status is then 1.
+    pub fn has_errors(&self) -> bool {
+        self.findings.iter().any(|r| r.level == Level::Deny)
+    }
+}
+
+/// Checks the files.
+pub fn check_files(files: &[PathBuf]) -> Report {
+    let mut report = Report {
+        files: SimpleFiles::new(),
+        findings: Vec::new(),
+        problems: Vec::new(),
+    };
+    for path in files {
+        let text = match std::fs::read(path) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(e) => {
+                report.problems.push(format!("{}: cannot read: {e}", path.display()));
+                continue;
+            }
+        };
+        let id = report.files.add(path.display().to_string(), text);
+        let src = report.files.get(id).map(|f| f.source().clone()).unwrap_or_default();
+        let (found, problem) = check_source(&src, id as u32);
+        if let Some(p) = problem {
+            report.problems.push(format!("{}: {p}", path.display()));
+        }
+        for f in found {
+            if suppressed(&src, f.span.start as usize, f.lint.name) {
+                continue;
+            }
+            let level = f.lint.default_level;
+            if level != Level::Allow {
+                report.findings.push(Reported { finding: f, level });
+            }
+        }
+    }
+    report
+}
+
+/// Checks one source text; also says which lines it could not parse.
+pub fn check_source(src: &str, file: u32) -> (Vec<Finding<Site>>, Option<String>) {
+    let mut parser = tree_sitter::Parser::new();
+    if parser.set_language(&tree_sitter_cuda::LANGUAGE.into()).is_err() {
+        return (Vec::new(), Some("the CUDA grammar could not be loaded".into()));
+    }
+    let Some(tree) = parser.parse(src, None) else {
+        return (Vec::new(), Some("could not be parsed".into()));
+    };
+    let root = tree.root_node();
+    let problem = root.has_error().then(|| {
+        let mut lines = Vec::new();
+        collect_errors(root, &mut lines);
+        lines.sort_unstable();
+        lines.dedup();
+        let shown: Vec<String> = lines.iter().take(10).map(|l| (l + 1).to_string()).collect();
+        format!(
+            "could not parse all of it (line {}{}): those parts are skipped",
+            shown.join(", "),
+            if lines.len() > 10 { ", ..." } else { "" }
+        )
+    });
+    let found = FileAnalysis::new(src, file).run(root);
+    (found, problem)
+}
+
+fn collect_errors(n: tree_sitter::Node<'_>, lines: &mut Vec<usize>) {
+    let mut stack = vec![n];
+    while let Some(n) = stack.pop() {
+        if n.is_error() || n.is_missing() {
+            lines.push(n.start_position().row);
+            continue;
+        }
+        if n.has_error() {
+            let mut c = n.walk();
+            stack.extend(n.children(&mut c));
+        }
+    }
+}
+
+/// `// cuda-lint: allow(name)` on the finding's line or the one before.
+fn suppressed(src: &str, at: usize, lint: &str) -> bool {
+    let at = at.min(src.len());
+    let line_start = src[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = src[at..].find('\n').map_or(src.len(), |i| at + i);
+    let prev_start = if line_start == 0 {
+        0
+    } else {
+        src[..line_start - 1].rfind('\n').map_or(0, |i| i + 1)
+    };
+    let allows = |text: &str| {
+        text.split("cuda-lint:").skip(1).any(|rest| {
+            let rest = rest.trim_start();
+            rest.strip_prefix("allow(")
+                .and_then(|r| r.split(')').next())
+                .is_some_and(|names| {
+                    names
+                        .split(',')
+                        .map(str::trim)
+                        .any(|n| n == lint || n == "all" || n == format!("cuda_lint::{lint}"))
+                })
+        })
+    };
+    allows(&src[line_start..line_end]) || (line_start > 0 && allows(&src[prev_start..line_start]))
+}
+
+fn severity(level: Level) -> Severity {
+    match level {
+        Level::Deny => Severity::Error,
+        _ => Severity::Warning,
+    }
+}
+
+/// The findings in rustc's style.
+pub fn render_human(report: &Report, color: bool) -> String {
+    let mut out = term::termcolor::Buffer::no_color();
+    let mut colored = term::termcolor::Buffer::ansi();
+    let config = term::Config::default();
+    for r in &report.findings {
+        let d = to_codespan(r);
+        let buf = if color { &mut colored } else { &mut out };
+        let _ = term::emit(buf, &config, &report.files, &d);
+    }
+    let bytes = if color { colored.into_inner() } else { out.into_inner() };
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+fn to_codespan(r: &Reported) -> Diagnostic<usize> {
+    let f = &r.finding;
+    let file = f.span.file as usize;
+    let mut labels = vec![Label::primary(file, f.span.start as usize..f.span.end as usize)];
+    for (s, text) in &f.diagnostic.labels {
+        labels.push(Label::secondary(s.file as usize, s.start as usize..s.end as usize).with_message(text.clone()));
+    }
+    let notes = f
+        .diagnostic
+        .children
+        .iter()
+        .filter_map(|c| match c {
+            Child::Note(n) => Some(format!("note: {n}")),
+            Child::Help(h) => Some(format!("help: {h}")),
+            Child::WaitBefore(w) => Some(format!("help: {}", w.help)),
+            Child::Via { .. } => None,
+        })
+        .collect();
+    Diagnostic::new(severity(r.level))
+        .with_message(f.diagnostic.message.clone())
+        .with_code(f.lint.full_name())
+        .with_labels(labels)
+        .with_notes(notes)
+}
+
+/// `path:line:column: level: message [code]`, one a line.
+pub fn render_short(report: &Report) -> String {
+    let mut out = String::new();
+    for r in &report.findings {
+        let (path, line, col) = position(report, r.finding.span);
+        let level = if r.level == Level::Deny { "error" } else { "warning" };
+        out.push_str(&format!(
+            "{path}:{line}:{col}: {level}: {} [{}]\n",
+            r.finding.diagnostic.message,
+            r.finding.lint.full_name()
+        ));
+    }
+    out
+}
+
+/// One JSON object a line: path, line, column, lint, level, message.
+pub fn render_json(report: &Report) -> String {
+    let mut out = String::new();
+    for r in &report.findings {
+        let (path, line, col) = position(report, r.finding.span);
+        let v = serde_json::json!({
+            "path": path,
+            "line": line,
+            "column": col,
+            "lint": r.finding.lint.full_name(),
+            "level": if r.level == Level::Deny { "error" } else { "warning" },
+            "message": r.finding.diagnostic.message,
+            "some_paths": r.finding.some_paths,
+        });
+        out.push_str(&v.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+/// (path, 1-based line, 1-based column) of a site.
+pub fn position(report: &Report, s: Site) -> (String, usize, usize) {
+    use codespan_reporting::files::Files;
+    let file = s.file as usize;
+    let name = report.files.name(file).map(|n| n.to_string()).unwrap_or_default();
+    let line = report.files.line_index(file, s.start as usize).unwrap_or(0);
+    let col = report.files.column_number(file, line, s.start as usize).unwrap_or(1);
+    (name, line + 1, col)
+}
+
+/// The path relative to `root` when it is under it.
+pub fn relative(path: &Path, root: &Path) -> PathBuf {
+    path.strip_prefix(root)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| path.to_path_buf())
+}

@@ -1,0 +1,91 @@
+//! `cuda-lint check [--message-format human|short|json] [PATH...]`: checks the CUDA C++ host
+//! code under each path (the current directory by default). Exit status: 0 when no finding is an
+//! error, 1 when one is, 2 for a usage error.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: cuda-lint check [--message-format human|short|json] [PATH...]\n\
+                     checks the CUDA C++ host code in the .cu, .cuh, .cpp, .cc, .cxx, .c, .h and .hpp files under each path";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("check") => {}
+        Some("--help" | "-h" | "help") => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Some("--version" | "-V") => {
+            println!("cuda-lint {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    }
+    let mut format = "human".to_string();
+    let mut paths = Vec::new();
+    let mut rest = args[1..].iter();
+    while let Some(a) = rest.next() {
+        if let Some(v) = a.strip_prefix("--message-format=") {
+            format = v.to_string();
+        } else if a == "--message-format" {
+            match rest.next() {
+                Some(v) => format = v.clone(),
+                None => {
+                    eprintln!("error: `--message-format` needs a value: human, short, json");
+                    return ExitCode::from(2);
+                }
+            }
+        } else if a.starts_with('-') {
+            eprintln!("error: unknown option `{a}`\n{USAGE}");
+            return ExitCode::from(2);
+        } else {
+            paths.push(PathBuf::from(a));
+        }
+    }
+    if !matches!(format.as_str(), "human" | "short" | "json") {
+        eprintln!("error: unknown message format `{format}`; the valid formats are: human, short, json");
+        return ExitCode::from(2);
+    }
+    if paths.is_empty() {
+        paths.push(PathBuf::from("."));
+    }
+    let files = match cuda_lint_cpp::source_files(&paths) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let report = cuda_lint_cpp::check_files(&files);
+    for p in &report.problems {
+        eprintln!("warning: {p}");
+    }
+    let text = match format.as_str() {
+        "short" => cuda_lint_cpp::render_short(&report),
+        "json" => cuda_lint_cpp::render_json(&report),
+        _ => cuda_lint_cpp::render_human(&report, false),
+    };
+    print!("{text}");
+    if format == "human" {
+        let (errors, warnings) = report.findings.iter().fold((0, 0), |(e, w), r| {
+            if r.level == cuda_lint_machine::Level::Deny {
+                (e + 1, w)
+            } else {
+                (e, w + 1)
+            }
+        });
+        eprintln!(
+            "cuda-lint: {} file(s) checked, {errors} error(s), {warnings} warning(s)",
+            files.len()
+        );
+    }
+    if report.has_errors() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,134 @@
+//! The C++ front end over `tests/ui/*.cu` and the seeds' own samples (`tests/seeds/*.cu`):
+//! every expected finding is reported on its line with its lint, and nothing else is.
+//! In `tests/ui`, a line that must be reported ends with `//~ lint_name`; a seed's expectations
+//! are in `NAME.cu.expected`-style files next to it (`LINE lint  # why`), since the seeds are
+//! kept exactly as printed.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+type Expected = BTreeSet<(usize, String)>;
+
+fn found(path: &Path) -> Expected {
+    let report = cuda_lint_cpp::check_files(&[path.to_path_buf()]);
+    assert!(
+        report.problems.iter().all(|p| !p.contains("cannot read")),
+        "{:?}",
+        report.problems
+    );
+    report
+        .findings
+        .iter()
+        .map(|r| {
+            let (_, line, _) = cuda_lint_cpp::position(&report, r.finding.span);
+            (line, r.finding.lint.name.to_string())
+        })
+        .collect()
+}
+
+fn annotated(text: &str) -> Expected {
+    let mut out = Expected::new();
+    for (i, line) in text.lines().enumerate() {
+        let Some(rest) = line.split("//~").nth(1) else { continue };
+        let lints: Vec<&str> = rest.split(',').map(str::trim).collect();
+        // An annotation names lints only (prose that mentions the marker is not one).
+        if lints
+            .iter()
+            .all(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+        {
+            for lint in lints {
+                out.insert((i + 1, lint.to_string()));
+            }
+        }
+    }
+    out
+}
+
+fn expectations_file(text: &str) -> Expected {
+    let mut out = Expected::new();
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        let mut parts = line.split_whitespace();
+        if let (Some(n), Some(lint)) = (parts.next(), parts.next())
+            && let Ok(n) = n.parse()
+        {
+            out.insert((n, lint.to_string()));
+        }
+    }
+    out
+}
+
+fn files(dir: &str, ext: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    v.retain(|p| p.extension().is_some_and(|e| e == ext));
+    v.sort();
+    v
+}
+
+#[test]
+fn ui_files_report_exactly_their_annotations() {
+    let files = files("tests/ui", "cu");
+    assert!(!files.is_empty());
+    let mut failures = Vec::new();
+    for f in files {
+        let want = annotated(&std::fs::read_to_string(&f).unwrap());
+        let got = found(&f);
+        if want != got {
+            failures.push(format!(
+                "{}:\n  missing: {:?}\n  unexpected: {:?}",
+                f.display(),
+                want.difference(&got).collect::<Vec<_>>(),
+                got.difference(&want).collect::<Vec<_>>()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn seeds_report_exactly_their_expected_misuses() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for f in files("tests/seeds", "cu") {
+        let exp = f.with_extension("cu.expected");
+        let exp = if exp.exists() {
+            exp
+        } else {
+            f.with_extension("expected")
+        };
+        let Ok(text) = std::fs::read_to_string(&exp) else {
+            failures.push(format!("{}: no expectations file", f.display()));
+            continue;
+        };
+        checked += 1;
+        let (want, got) = (expectations_file(&text), found(&f));
+        if want != got {
+            failures.push(format!(
+                "{}:\n  missing: {:?}\n  unexpected: {:?}",
+                f.display(),
+                want.difference(&got).collect::<Vec<_>>(),
+                got.difference(&want).collect::<Vec<_>>()
+            ));
+        }
+    }
+    println!("{checked} seed samples checked");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn anything_parses_without_a_panic() {
+    for src in [
+        "",
+        "}}}{{{",
+        "int main( { cudaMemcpyAsync(",
+        "\u{0}\u{1}",
+        "#if\n#endif\nvoid f(){ *(*(*p)); }",
+    ] {
+        let _ = cuda_lint_cpp::check_source(src, 0);
+    }
+    let deep = format!("void f() {{ {} }}", "(".repeat(5000));
+    let _ = cuda_lint_cpp::check_source(&deep, 0);
+}
