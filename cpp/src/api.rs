@@ -64,6 +64,31 @@ pub enum Effect {
     /// Page-locks host memory in place / undoes it.
     Register(Arg),
     Unregister(Arg),
+    /// A VMM physical allocation is stored where `out` points (`cuMemCreate`).
+    PhysicalOut {
+        out: Arg,
+    },
+    /// A VMM address range is stored where `out` points (`cuMemAddressReserve`).
+    ReserveOut {
+        out: Arg,
+    },
+    /// The range at `va` maps the physical allocation `physical` (`cuMemMap`).
+    MapAt {
+        va: Arg,
+        physical: Arg,
+    },
+    /// The device is granted access to the mappings at `va` (`cuMemSetAccess`).
+    SetAccess {
+        va: Arg,
+    },
+    /// The mappings at `va` are unmapped (`cuMemUnmap`); it does not wait for the device.
+    Unmap {
+        va: Arg,
+    },
+    /// The range at `va` is freed (`cuMemAddressFree`).
+    AddressFree {
+        va: Arg,
+    },
 }
 
 use Effect::*;
@@ -193,6 +218,12 @@ pub fn effects(name: &str) -> Option<&'static [Effect]> {
         "cudaStreamWaitEvent" | "cuStreamWaitEvent" => &[StreamWaitEvent { stream: 0, event: 1 }],
         "cudaHostRegister" | "cuMemHostRegister" | "cuMemHostRegister_v2" => &[Register(0)],
         "cudaHostUnregister" | "cuMemHostUnregister" => &[Unregister(0)],
+        "cuMemCreate" => &[PhysicalOut { out: 0 }],
+        "cuMemAddressReserve" => &[ReserveOut { out: 0 }],
+        "cuMemMap" => &[MapAt { va: 0, physical: 3 }],
+        "cuMemSetAccess" => &[SetAccess { va: 0 }],
+        "cuMemUnmap" => &[Unmap { va: 0 }],
+        "cuMemAddressFree" => &[AddressFree { va: 0 }],
         _ => return None,
     };
     Some(e)

@@ -36,6 +36,8 @@ struct LocInfo {
     allocated: bool,
     allocator: Option<cuda_lint_machine::Allocator>,
     write_combined: bool,
+    /// VMM mappings: the physical allocations they map.
+    physical: LocSet,
 }
 
 #[derive(Clone, Default, PartialEq)]
@@ -63,8 +65,12 @@ impl Flow {
     }
 }
 
+/// How deep calls to the file's own functions are followed (they are run in the caller's
+/// state, their parameters bound to the arguments).
+const MAX_INLINE: usize = 3;
+
 /// The analysis of one file.
-pub struct FileAnalysis<'s> {
+pub struct FileAnalysis<'s, 't> {
     src: &'s str,
     file: u32,
     locs: Vec<LocInfo>,
@@ -75,9 +81,15 @@ pub struct FileAnalysis<'s> {
     legacy: Loc,
     findings: BTreeMap<(&'static str, &'static str, Site), Finding<Site>>,
     depth: u32,
+    /// The file's host functions by name (the first definition of each).
+    functions: HashMap<&'s str, Node<'t>>,
+    /// The functions being run inline, innermost last.
+    inlined: Vec<&'s str>,
+    /// For each function run inline: the paths that returned, joined, and what they returned.
+    returns: Vec<(Option<Flow>, LocSet)>,
 }
 
-impl<'s> FileAnalysis<'s> {
+impl<'s, 't> FileAnalysis<'s, 't> {
     pub fn new(src: &'s str, file: u32) -> Self {
         let mut a = FileAnalysis {
             src,
@@ -90,6 +102,9 @@ impl<'s> FileAnalysis<'s> {
             legacy: Loc(0),
             findings: BTreeMap::new(),
             depth: 0,
+            functions: HashMap::new(),
+            inlined: Vec::new(),
+            returns: Vec::new(),
         };
         let origin = Site { file, start: 0, end: 0 };
         a.legacy = a.new_loc(None, Some("the legacy default stream".into()), origin, false);
@@ -98,7 +113,8 @@ impl<'s> FileAnalysis<'s> {
     }
 
     /// Runs every host function of the translation unit.
-    pub fn run(mut self, root: Node<'_>) -> Vec<Finding<Site>> {
+    pub fn run(mut self, root: Node<'t>) -> Vec<Finding<Site>> {
+        self.collect_functions(root);
         let mut stack = vec![root];
         let mut steps = 0usize;
         while let Some(n) = stack.pop() {
@@ -120,6 +136,62 @@ impl<'s> FileAnalysis<'s> {
             stack.extend(children.into_iter().rev());
         }
         self.findings.into_values().collect()
+    }
+
+    fn collect_functions(&mut self, root: Node<'t>) {
+        let mut stack = vec![root];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "function_definition" {
+                if !self.is_device_code(n)
+                    && let Some(name) = n
+                        .child_by_field_name("declarator")
+                        .and_then(|d| function_name(d, self.src))
+                {
+                    self.functions.entry(name).or_insert(n);
+                }
+                continue;
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+    }
+
+    /// Runs the file's own function `def` in the caller's state, its parameters bound to
+    /// `args`; what it returns.
+    fn inline(&mut self, name: &'s str, def: Node<'t>, args: &[LocSet], flow: &mut Flow) -> LocSet {
+        let Some(body) = def.child_by_field_name("body") else {
+            return LocSet::new();
+        };
+        let mut params = Vec::new();
+        if let Some(list) = def
+            .child_by_field_name("declarator")
+            .and_then(|d| find_kind(d, "parameter_list"))
+        {
+            let mut c = list.walk();
+            for p in list.named_children(&mut c) {
+                params.push(
+                    p.child_by_field_name("declarator")
+                        .and_then(|d| declared_name(d, self.src)),
+                );
+            }
+        }
+        let caller_vars = std::mem::take(&mut flow.vars);
+        for (p, v) in params.iter().zip(args) {
+            if let Some(p) = p {
+                flow.vars.insert(p.clone(), v.clone());
+            }
+        }
+        self.inlined.push(name);
+        self.returns.push((None, LocSet::new()));
+        self.statement(body, flow);
+        let (returned, ret) = self.returns.pop().unwrap_or_default();
+        self.inlined.pop();
+        if let Some(r) = returned {
+            flow.join(&r);
+        }
+        flow.dead = false;
+        flow.vars = caller_vars;
+        ret
     }
 
     fn text(&self, n: Node<'_>) -> &'s str {
@@ -151,6 +223,7 @@ impl<'s> FileAnalysis<'s> {
             allocated,
             allocator: None,
             write_combined: false,
+            physical: LocSet::new(),
         });
         l
     }
@@ -242,8 +315,17 @@ impl<'s> FileAnalysis<'s> {
             }
             "for_statement" | "while_statement" | "for_range_loop" | "do_statement" => self.looped(n, flow),
             "return_statement" => {
-                if let Some(e) = n.named_child(0) {
-                    self.expr(e, flow, false);
+                let value = match n.named_child(0) {
+                    Some(e) => self.expr(e, flow, false),
+                    None => LocSet::new(),
+                };
+                // Returning from a function run inline: the caller goes on from here.
+                if let Some((returned, ret)) = self.returns.last_mut() {
+                    ret.union_with(&value);
+                    match returned {
+                        Some(r) => r.join(flow),
+                        None => *returned = Some(flow.clone()),
+                    }
                 }
                 flow.dead = true;
             }
@@ -532,6 +614,13 @@ impl<'s> FileAnalysis<'s> {
         }
     }
 
+    /// The VMM mappings among `vals`.
+    fn mappings(&self, vals: &LocSet) -> LocSet {
+        vals.iter()
+            .filter(|l| self.locs[l.0 as usize].kind == Some(MemKind::VmmMapping))
+            .collect()
+    }
+
     /// The memory locations among `vals`.
     fn memory(&self, vals: &LocSet) -> LocSet {
         vals.iter().filter(|l| self.locs[l.0 as usize].kind.is_some()).collect()
@@ -579,8 +668,13 @@ impl<'s> FileAnalysis<'s> {
             };
         }
         let Some(effects) = api::effects(&name) else {
-            for a in &args {
-                self.expr(*a, flow, false);
+            let vals: Vec<LocSet> = args.iter().map(|a| self.expr(*a, flow, false)).collect();
+            // A function of the file: run inline (not recursively, not too deep).
+            if let Some((&fname, &def)) = self.functions.get_key_value(name.as_str())
+                && self.inlined.len() < MAX_INLINE
+                && !self.inlined.contains(&fname)
+            {
+                return self.inline(fname, def, &vals, flow);
             }
             return LocSet::new();
         };
@@ -746,6 +840,57 @@ impl<'s> FileAnalysis<'s> {
                     let m = self.memory(&arg(i));
                     self.machine.register_in_place(&mut flow.m, &m);
                 }
+                Effect::PhysicalOut { out } | Effect::ReserveOut { out } => {
+                    let (what, kind) = match *e {
+                        Effect::PhysicalOut { .. } => ("physical", None),
+                        _ => ("reserve", Some(MemKind::VmmMapping)),
+                    };
+                    let l = self.loc_at(n, what, kind, None, true);
+                    if let Some(var) = args.get(out).and_then(|a| out_var(*a, self.src)) {
+                        self.name_new(&LocSet::single(l), &var);
+                        flow.vars.insert(var, LocSet::single(l));
+                    }
+                }
+                Effect::MapAt { va, physical } => {
+                    let phys: LocSet = arg(physical)
+                        .iter()
+                        .filter(|l| self.locs[l.0 as usize].kind.is_none())
+                        .collect();
+                    let views = self.mappings(&arg(va));
+                    for v in views.iter() {
+                        self.locs[v.0 as usize].physical.union_with(&phys);
+                        self.locs[v.0 as usize].origin = self.site(n);
+                    }
+                    if !views.is_empty() {
+                        self.emit(n, Event::Map { views: &views }, flow);
+                        self.machine.map(&mut flow.m, &views);
+                    }
+                }
+                Effect::SetAccess { va } => {
+                    let at = self.mappings(&arg(va));
+                    self.machine
+                        .set_access(&mut flow.m, &at, &FileRegions { locs: &self.locs });
+                }
+                Effect::Unmap { va } => {
+                    let at = self.mappings(&arg(va));
+                    if !at.is_empty() {
+                        self.emit(
+                            n,
+                            Event::HostAccess {
+                                regions: &at,
+                                access: Access::Free,
+                            },
+                            flow,
+                        );
+                    }
+                    self.machine.unmap(&mut flow.m, &at, &FileRegions { locs: &self.locs });
+                }
+                Effect::AddressFree { va } => {
+                    let at = self.mappings(&arg(va));
+                    if !at.is_empty() {
+                        self.emit(n, Event::AddressFree { regions: &at }, flow);
+                    }
+                }
                 Effect::Unregister(i) => {
                     let m = self.memory(&arg(i));
                     self.emit(n, Event::Unregister { regions: &m }, flow);
@@ -872,6 +1017,35 @@ impl<'s> FileAnalysis<'s> {
     }
 }
 
+/// The name a function declarator declares (`f`, `ns::f`, `C::f`).
+fn function_name<'s>(d: Node<'_>, src: &'s str) -> Option<&'s str> {
+    let f = find_kind(d, "function_declarator")?;
+    let name = f.child_by_field_name("declarator")?;
+    let name = match name.kind() {
+        "qualified_identifier" => name.child_by_field_name("name")?,
+        _ => name,
+    };
+    name.utf8_text(src.as_bytes()).ok()
+}
+
+/// The first node of `kind` in `n`'s subtree (breadth first, bounded).
+fn find_kind<'t>(n: Node<'t>, kind: &str) -> Option<Node<'t>> {
+    let mut queue = std::collections::VecDeque::from([n]);
+    let mut seen = 0;
+    while let Some(x) = queue.pop_front() {
+        seen += 1;
+        if seen > 256 {
+            return None;
+        }
+        if x.kind() == kind {
+            return Some(x);
+        }
+        let mut c = x.walk();
+        queue.extend(x.named_children(&mut c));
+    }
+    None
+}
+
 fn is_statement(kind: &str) -> bool {
     kind.ends_with("_statement") || kind == "declaration" || kind == "for_range_loop" || kind == "else_clause"
 }
@@ -957,16 +1131,19 @@ impl Regions for FileRegions<'_> {
     fn allocator(&self, l: Loc) -> Option<cuda_lint_machine::Allocator> {
         self.locs.get(l.0 as usize).and_then(|i| i.allocator)
     }
-    fn physical(&self, _mapping: Loc) -> Option<LocSet> {
-        None
+    fn physical(&self, mapping: Loc) -> Option<LocSet> {
+        self.locs
+            .get(mapping.0 as usize)
+            .map(|i| i.physical.clone())
+            .filter(|p| !p.is_empty())
     }
 }
 
-struct Describer<'a, 's> {
-    a: &'a FileAnalysis<'s>,
+struct Describer<'a, 's, 't> {
+    a: &'a FileAnalysis<'s, 't>,
 }
 
-impl Describe<Site> for Describer<'_, '_> {
+impl Describe<Site> for Describer<'_, '_, '_> {
     fn region(&self, root: Loc) -> Region<Site> {
         let info = &self.a.locs[root.0 as usize];
         Region {
