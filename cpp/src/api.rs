@@ -27,6 +27,17 @@ pub enum Effect {
         by: Allocator,
         waits: bool,
     },
+    /// Releases device memory in the order of `stream` (`cudaFreeAsync`).
+    FreeOnStream {
+        mem: Arg,
+        stream: Arg,
+    },
+    /// Asks whether a stream's / an event's work is done: polled in a loop, a wait.
+    QueryStream(Arg),
+    QueryEvent(Arg),
+    /// Work on the stream is captured into a graph from here / until here (not run).
+    BeginCapture(Arg),
+    EndCapture(Arg),
     /// A copy: `dst`, `src`, the `cudaMemcpyKind` argument (`None`: the direction is fixed by
     /// `dir`), the stream (`None`: a blocking copy on the legacy stream, which the host waits for).
     Copy {
@@ -145,11 +156,14 @@ pub fn effects(name: &str) -> Option<&'static [Effect]> {
             by: Allocator::Device,
             waits: true,
         }],
-        "cudaFreeAsync" | "cuMemFreeAsync" => &[Free {
-            mem: 0,
-            by: Allocator::Device,
-            waits: false,
-        }],
+        "cudaFreeAsync" | "cuMemFreeAsync" => &[FreeOnStream { mem: 0, stream: 1 }],
+        "cudaStreamQuery" | "cuStreamQuery" => &[QueryStream(0)],
+        "cudaEventQuery" | "cuEventQuery" => &[QueryEvent(0)],
+        "cudaStreamBeginCapture"
+        | "cudaStreamBeginCaptureToGraph"
+        | "cuStreamBeginCapture"
+        | "cuStreamBeginCapture_v2" => &[BeginCapture(0)],
+        "cudaStreamEndCapture" | "cuStreamEndCapture" => &[EndCapture(0)],
         "cudaFreeHost" | "cuMemFreeHost" => &[Free {
             mem: 0,
             by: Allocator::PinnedHost,

@@ -38,6 +38,8 @@ struct LocInfo {
     write_combined: bool,
     /// VMM mappings: the physical allocations they map.
     physical: LocSet,
+    /// A view past a reservation's start: the reservation.
+    parent: Option<Loc>,
 }
 
 #[derive(Clone, Default, PartialEq)]
@@ -47,6 +49,45 @@ struct Flow {
     m: State,
     /// The path has returned.
     dead: bool,
+    /// Streams capturing into a graph: work on them is recorded, not run.
+    capturing: LocSet,
+    /// What the branches taken say of plain variables (`if (isAsync)`, `case USE_PINNED:`),
+    /// while the variables keep their values: a later test of the same variable takes the
+    /// same way (see [`FileAnalysis::branch`]).
+    facts: BTreeMap<String, Fact>,
+}
+
+/// What a path knows of a variable it tested.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Fact {
+    /// It is this value (`true`/`false` for a truth test, a case label).
+    Is(String),
+    /// It is none of these values.
+    IsNot(Vec<String>),
+}
+
+impl Fact {
+    /// Whether the variable equals `value`: `None` when not known.
+    fn equals(&self, value: &str) -> Option<bool> {
+        match self {
+            // A truth test of a number: nonzero is true.
+            Fact::Is(v) if value == "true" && v.parse::<i64>().is_ok() => Some(v.parse::<i64>() != Ok(0)),
+            Fact::Is(v) => Some(v == value),
+            Fact::IsNot(vs) if vs.iter().any(|v| v == value) => Some(false),
+            Fact::IsNot(_) => None,
+        }
+    }
+}
+
+/// Partitions of a path kept apart at most (then they are joined).
+const MAX_PARTS: usize = 16;
+
+/// A test of a plain variable: `v` (against `true`), `!v`, `v == C`, `v != C`.
+struct Test {
+    var: String,
+    value: String,
+    /// The test holds when the variable equals `value` (else: when it does not).
+    when_equal: bool,
 }
 
 impl Flow {
@@ -62,6 +103,8 @@ impl Flow {
             self.vars.entry(k.clone()).or_default().union_with(v);
         }
         self.m.join(&other.m);
+        self.capturing.union_with(&other.capturing);
+        self.facts.retain(|k, v| other.facts.get(k) == Some(v));
     }
 }
 
@@ -79,6 +122,9 @@ pub struct FileAnalysis<'s, 't> {
     op_sites: Vec<(Site, Option<String>)>,
     op_by_site: HashMap<u32, OpId>,
     legacy: Loc,
+    /// A value the analysis does not know (a call it cannot see returned it): kept beside what
+    /// a variable may point to, so that a release is not judged where the memory may be another.
+    unknown: Loc,
     findings: BTreeMap<(&'static str, &'static str, Site), Finding<Site>>,
     depth: u32,
     /// The file's host functions by name (the first definition of each).
@@ -100,6 +146,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             op_sites: Vec::new(),
             op_by_site: HashMap::new(),
             legacy: Loc(0),
+            unknown: Loc(0),
             findings: BTreeMap::new(),
             depth: 0,
             functions: HashMap::new(),
@@ -109,6 +156,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let origin = Site { file, start: 0, end: 0 };
         a.legacy = a.new_loc(None, Some("the legacy default stream".into()), origin, false);
         a.machine.set_legacy(a.legacy);
+        a.unknown = a.new_loc(None, None, origin, false);
         a
     }
 
@@ -224,6 +272,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             allocator: None,
             write_combined: false,
             physical: LocSet::new(),
+            parent: None,
         });
         l
     }
@@ -283,9 +332,27 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             "compound_statement" | "translation_unit" => {
                 let mut c = n.walk();
                 let children: Vec<Node> = n.named_children(&mut c).collect();
+                // The statements run on partitions of the path, split where a branch tests a
+                // variable (so a later test of it follows the same way), joined at the end.
+                let mut parts = vec![std::mem::take(flow)];
                 for s in children {
-                    self.statement(s, flow);
+                    let mut next = Vec::new();
+                    for mut part in parts {
+                        if part.dead {
+                            next.push(part);
+                            continue;
+                        }
+                        match self.branch(s, &mut part) {
+                            Some(split) => next.extend(split),
+                            None => {
+                                self.statement(s, &mut part);
+                                next.push(part);
+                            }
+                        }
+                    }
+                    parts = merge_parts(next);
                 }
+                *flow = join_parts(parts);
             }
             "declaration" => self.declaration(n, flow),
             "expression_statement" => {
@@ -314,6 +381,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 }
             }
             "for_statement" | "while_statement" | "for_range_loop" | "do_statement" => self.looped(n, flow),
+            "switch_statement" => self.switch(n, flow),
             "return_statement" => {
                 let value = match n.named_child(0) {
                     Some(e) => self.expr(e, flow, false),
@@ -345,6 +413,221 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
         }
         self.depth -= 1;
+    }
+
+    /// An `if` or a `switch` on a plain variable, run on one partition: the way its facts say, or
+    /// split into a partition per way, each knowing which it took. `None`: not such a branch.
+    fn branch(&mut self, n: Node<'_>, flow: &mut Flow) -> Option<Vec<Flow>> {
+        match n.kind() {
+            "switch_statement" => Some(self.switch_parts(n, flow)),
+            "if_statement" => {
+                let cond = n.child_by_field_name("condition")?;
+                let then = n.child_by_field_name("consequence");
+                let alt = n.child_by_field_name("alternative");
+                let Some(test) = self.test(cond) else {
+                    // `a && b`, `!a || b`: decided when the facts decide it, else both ways.
+                    let decided = self.decide(cond, &flow.facts, 0)?;
+                    self.expr(cond, flow, false);
+                    if let Some(b) = if decided { then } else { alt } {
+                        self.statement(b, flow);
+                    }
+                    return Some(vec![std::mem::take(flow)]);
+                };
+                self.expr(cond, flow, false);
+                let known = flow.facts.get(&test.var).and_then(|f| f.equals(&test.value));
+                let holds = known.map(|eq| eq == test.when_equal);
+                let mut out = Vec::new();
+                for taken in [true, false] {
+                    if holds.is_some_and(|h| h != taken) {
+                        continue;
+                    }
+                    let mut part = flow.clone();
+                    if holds.is_none() {
+                        let equal = taken == test.when_equal;
+                        let fact = if equal {
+                            Fact::Is(test.value.clone())
+                        } else {
+                            match part.facts.get(&test.var) {
+                                Some(Fact::IsNot(vs)) => {
+                                    let mut vs = vs.clone();
+                                    vs.push(test.value.clone());
+                                    Fact::IsNot(vs)
+                                }
+                                _ => Fact::IsNot(vec![test.value.clone()]),
+                            }
+                        };
+                        part.facts.insert(test.var.clone(), fact);
+                    }
+                    let body = if taken { then } else { alt };
+                    if let Some(b) = body {
+                        self.statement(b, &mut part);
+                    }
+                    out.push(part);
+                }
+                Some(out)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether a condition holds, when the facts say (`a && b`, `a || !b`, simple tests).
+    fn decide(&self, cond: Node<'_>, facts: &BTreeMap<String, Fact>, depth: u32) -> Option<bool> {
+        if depth > 16 {
+            return None;
+        }
+        if let Some(t) = self.test(cond) {
+            let eq = facts.get(&t.var)?.equals(&t.value)?;
+            return Some(eq == t.when_equal);
+        }
+        let mut e = cond;
+        while matches!(e.kind(), "condition_clause" | "parenthesized_expression") {
+            e = e.named_child(0)?;
+        }
+        match e.kind() {
+            "binary_expression" => {
+                let op = e.child_by_field_name("operator").map(|o| self.text(o))?;
+                let (l, r) = (e.child_by_field_name("left")?, e.child_by_field_name("right")?);
+                let (a, b) = (self.decide(l, facts, depth + 1), self.decide(r, facts, depth + 1));
+                match op {
+                    "&&" => match (a, b) {
+                        (Some(false), _) | (_, Some(false)) => Some(false),
+                        (Some(true), Some(true)) => Some(true),
+                        _ => None,
+                    },
+                    "||" => match (a, b) {
+                        (Some(true), _) | (_, Some(true)) => Some(true),
+                        (Some(false), Some(false)) => Some(false),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+            "unary_expression" if self.text(e).trim_start().starts_with('!') => self
+                .decide(e.child_by_field_name("argument")?, facts, depth + 1)
+                .map(|v| !v),
+            _ => None,
+        }
+    }
+
+    /// The variable a condition tests, when it is that simple.
+    fn test(&self, cond: Node<'_>) -> Option<Test> {
+        let mut e = cond;
+        for _ in 0..4 {
+            match e.kind() {
+                "condition_clause" | "parenthesized_expression" => e = e.named_child(0)?,
+                _ => break,
+            }
+        }
+        match e.kind() {
+            "identifier" => Some(Test {
+                var: self.text(e).to_string(),
+                value: "true".into(),
+                when_equal: true,
+            }),
+            "unary_expression" if self.text(e).trim_start().starts_with('!') => {
+                let arg = e.child_by_field_name("argument")?;
+                (arg.kind() == "identifier").then(|| Test {
+                    var: self.text(arg).to_string(),
+                    value: "true".into(),
+                    when_equal: false,
+                })
+            }
+            "binary_expression" => {
+                let op = e.child_by_field_name("operator").map(|o| self.text(o))?;
+                let (l, r) = (e.child_by_field_name("left")?, e.child_by_field_name("right")?);
+                let when_equal = match op {
+                    "==" => true,
+                    "!=" => false,
+                    _ => return None,
+                };
+                let constant = |n: Node<'_>| {
+                    matches!(
+                        n.kind(),
+                        "identifier" | "number_literal" | "qualified_identifier" | "true" | "false"
+                    )
+                };
+                (l.kind() == "identifier" && constant(r)).then(|| Test {
+                    var: self.text(l).to_string(),
+                    value: self.text(r).to_string(),
+                    when_equal,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// `switch`: each case from the state before it (a case that falls through to the next one
+    /// is taken as the next one's path), joined; without a `default`, the path that matches none.
+    fn switch(&mut self, n: Node<'_>, flow: &mut Flow) {
+        let parts = self.switch_parts(n, flow);
+        *flow = join_parts(parts);
+    }
+
+    /// The paths through a `switch`, one per case taken (and one for no case, without a
+    /// `default`), each knowing the case it took.
+    fn switch_parts(&mut self, n: Node<'_>, flow: &mut Flow) -> Vec<Flow> {
+        if let Some(c) = n.child_by_field_name("condition") {
+            self.expr(c, flow, false);
+        }
+        let Some(body) = n.child_by_field_name("body") else {
+            return vec![std::mem::take(flow)];
+        };
+        let var = n
+            .child_by_field_name("condition")
+            .and_then(|c| self.test(c))
+            .filter(|t| t.value == "true" && t.when_equal)
+            .map(|t| t.var);
+        let entry = flow.clone();
+        let known = var.as_ref().and_then(|v| entry.facts.get(v).cloned());
+        let mut out: Vec<Flow> = Vec::new();
+        let mut labels: Vec<String> = Vec::new();
+        let mut has_default = false;
+        let mut c = body.walk();
+        let cases: Vec<Node> = body.named_children(&mut c).collect();
+        for case in cases {
+            if case.kind() != "case_statement" {
+                continue;
+            }
+            let label = case.child_by_field_name("value").map(|v| self.text(v).to_string());
+            has_default |= label.is_none();
+            labels.extend(label.clone());
+            // A case the path's facts rule out is not taken.
+            if let (Some(f), Some(l)) = (&known, &label)
+                && f.equals(l) == Some(false)
+            {
+                continue;
+            }
+            let mut path = entry.clone();
+            if let (Some(v), Some(l)) = (&var, &label) {
+                path.facts.insert(v.clone(), Fact::Is(l.clone()));
+            }
+            let mut cc = case.walk();
+            let stmts: Vec<Node> = case
+                .named_children(&mut cc)
+                .filter(|s| Some(*s) != case.child_by_field_name("value"))
+                .collect();
+            for st in stmts {
+                self.statement(st, &mut path);
+            }
+            // `break` ends a case, not the function.
+            path.dead = path.dead && entry.dead;
+            out.push(path);
+        }
+        if !has_default
+            && known
+                .as_ref()
+                .is_none_or(|f| labels.iter().all(|l| f.equals(l) != Some(true)))
+        {
+            let mut none = entry.clone();
+            if let Some(v) = &var {
+                none.facts.insert(v.clone(), Fact::IsNot(labels));
+            }
+            out.push(none);
+        }
+        if out.is_empty() {
+            out.push(entry);
+        }
+        out
     }
 
     fn looped(&mut self, n: Node<'_>, flow: &mut Flow) {
@@ -389,6 +672,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             head = next;
         }
         *flow = head;
+        // The loop ends where its condition is tested (a `while (cudaEventQuery(e) ==
+        // cudaErrorNotReady)` poll has waited by then).
+        if !do_while && let Some(c) = cond {
+            self.expr(c, flow, false);
+        }
     }
 
     fn declaration(&mut self, n: Node<'_>, flow: &mut Flow) {
@@ -421,10 +709,19 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     vals = LocSet::single(self.legacy);
                 }
                 self.name_new(&vals, &name);
+                if vals.is_empty() && is_pointer {
+                    vals = LocSet::single(self.unknown);
+                }
                 vals
             } else {
                 LocSet::new()
             };
+            flow.facts.remove(&name);
+            if let Some(v) = value
+                && matches!(v.kind(), "true" | "false" | "number_literal")
+            {
+                flow.facts.insert(name.clone(), Fact::Is(self.text(v).to_string()));
+            }
             flow.vars.insert(name, target);
         }
     }
@@ -469,7 +766,23 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     }
                 }
                 let op = n.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("");
-                if op == "+" || op == "-" { out } else { LocSet::new() }
+                if op != "+" && op != "-" {
+                    return LocSet::new();
+                }
+                // An address past a VMM reservation's start is a view of its own (`base +
+                // size` in a mirrored ring buffer); other pointers stay in their memory.
+                let mut views = LocSet::new();
+                for l in out.iter() {
+                    if self.locs[l.0 as usize].kind == Some(MemKind::VmmMapping) {
+                        let root = self.root_of(l);
+                        let v = self.loc_at(n, "view", Some(MemKind::VmmMapping), None, true);
+                        self.locs[v.0 as usize].parent = Some(root);
+                        views.insert(v);
+                    } else {
+                        views.insert(l);
+                    }
+                }
+                views
             }
             "conditional_expression" => {
                 let mut out = LocSet::new();
@@ -529,8 +842,20 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         let name = self.text(left).to_string();
                         self.name_new(&right, &name);
                         let op = n.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("=");
+                        flow.facts.remove(&name);
+                        if op == "="
+                            && let Some(r) = n.child_by_field_name("right")
+                            && matches!(r.kind(), "true" | "false" | "number_literal")
+                        {
+                            flow.facts.insert(name.clone(), Fact::Is(self.text(r).to_string()));
+                        }
                         if op == "=" {
-                            flow.vars.insert(name, right.clone());
+                            let value = if right.is_empty() {
+                                LocSet::single(self.unknown)
+                            } else {
+                                right.clone()
+                            };
+                            flow.vars.insert(name, value);
                         }
                     } else {
                         self.expr(left, flow, true);
@@ -570,7 +895,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 }
                 LocSet::new()
             }
-            "comma_expression" | "argument_list" | "initializer_list" | "sizeof_expression" | "unary_expression" => {
+            // Unevaluated operands: `sizeof(*p)` reads nothing.
+            "sizeof_expression" | "alignof_expression" | "decltype" | "offsetof_expression" => LocSet::new(),
+            "comma_expression" | "argument_list" | "initializer_list" | "unary_expression" => {
                 let mut c = n.walk();
                 let parts: Vec<Node> = n.named_children(&mut c).collect();
                 let mut last = LocSet::new();
@@ -598,6 +925,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// `&x`: the address of variable `x`'s memory when `x` is memory (an array), or of what
     /// `x[i]` is part of.
     fn address_of(&mut self, a: Node<'_>, flow: &mut Flow) -> LocSet {
+        // Whatever was known of the variable, its address lets a callee change it.
+        if a.kind() == "identifier" {
+            flow.facts.remove(self.text(a));
+        }
         match a.kind() {
             "subscript_expression" => a
                 .child_by_field_name("argument")
@@ -612,6 +943,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
             _ => LocSet::new(),
         }
+    }
+
+    fn root_of(&self, l: Loc) -> Loc {
+        self.locs[l.0 as usize].parent.unwrap_or(l)
     }
 
     /// The VMM mappings among `vals`.
@@ -645,6 +980,23 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             None => Vec::new(),
         };
         let name = func.map(|f| callee_name(f, self.src)).unwrap_or_default();
+        // A variable passed by name may be a C++ reference the callee changes.
+        for a in &args {
+            if a.kind() == "identifier" {
+                flow.facts.remove(self.text(*a));
+            }
+        }
+        // The process ends here: no path goes on.
+        if matches!(
+            name.as_str(),
+            "exit" | "abort" | "_exit" | "_Exit" | "quick_exit" | "terminate"
+        ) {
+            for a in &args {
+                self.expr(*a, flow, false);
+            }
+            flow.dead = true;
+            return LocSet::new();
+        }
         // A kernel launch: `kernel<<<grid, block, shared, stream>>>(args)`.
         let mut c = n.walk();
         if let Some(launch) = n.children(&mut c).find(|k| k.kind() == "kernel_call_syntax") {
@@ -707,7 +1059,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     if m.is_empty() {
                         continue;
                     }
-                    self.emit(n, Event::Dealloc { regions: &m, by }, flow);
+                    if !arg(mem).contains(self.unknown) {
+                        self.emit(n, Event::Dealloc { regions: &m, by }, flow);
+                    }
                     if waits {
                         let users = self.machine.users(&flow.m, &m, &FileRegions { locs: &self.locs });
                         flow.m.finish(&users);
@@ -891,9 +1245,49 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         self.emit(n, Event::AddressFree { regions: &at }, flow);
                     }
                 }
+                Effect::FreeOnStream { mem, stream } => {
+                    let m = self.memory(&arg(mem));
+                    if m.is_empty() {
+                        continue;
+                    }
+                    if !arg(mem).contains(self.unknown) {
+                        let by = cuda_lint_machine::Allocator::Device;
+                        self.emit(n, Event::Dealloc { regions: &m, by }, flow);
+                    }
+                    let streams = self.streams_of(args.get(stream).copied(), &arg(stream));
+                    let exempt = cuda_lint_machine::OpSet::new();
+                    let event = Event::FreeOnStreams {
+                        regions: &m,
+                        streams: &streams,
+                        exempt: &exempt,
+                    };
+                    self.emit(n, event, flow);
+                }
+                Effect::QueryStream(i) => {
+                    let streams = self.streams_of(args.get(i).copied(), &arg(i));
+                    self.machine.sync_streams(&mut flow.m, &streams);
+                }
+                Effect::QueryEvent(i) => {
+                    let events = arg(i);
+                    if events.is_empty() {
+                        self.machine.sync_all(&mut flow.m);
+                    } else {
+                        self.machine.sync_events(&mut flow.m, &events);
+                    }
+                }
+                Effect::BeginCapture(i) => {
+                    let streams = self.streams_of(args.get(i).copied(), &arg(i));
+                    flow.capturing.union_with(&streams);
+                }
+                Effect::EndCapture(i) => {
+                    let streams = self.streams_of(args.get(i).copied(), &arg(i));
+                    flow.capturing.subtract(&streams);
+                }
                 Effect::Unregister(i) => {
                     let m = self.memory(&arg(i));
-                    self.emit(n, Event::Unregister { regions: &m }, flow);
+                    if !arg(i).contains(self.unknown) {
+                        self.emit(n, Event::Unregister { regions: &m }, flow);
+                    }
                     self.machine
                         .unregister(&mut flow.m, &m, &FileRegions { locs: &self.locs });
                 }
@@ -946,8 +1340,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         writes: &LocSet,
         stream_arg: Option<Node<'_>>,
         flow: &mut Flow,
-    ) -> OpId {
+    ) -> Option<OpId> {
         let key = n.start_byte() as u32;
+        if !streams.is_empty() && streams.iter().all(|s| flow.capturing.contains(s)) {
+            // Captured into a graph: it runs when the graph is launched.
+            return None;
+        }
         let op = match self.op_by_site.get(&key) {
             Some(&op) => op,
             None => {
@@ -963,7 +1361,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.machine.add_uses(op, streams, reads, writes);
         self.emit(n, Event::Enqueue { op }, flow);
         self.machine.start(&mut flow.m, op);
-        op
+        Some(op)
     }
 
     fn launch(&mut self, n: Node<'_>, name: &str, config: Node<'_>, args: &[Node<'_>], flow: &mut Flow) -> LocSet {
@@ -1005,8 +1403,19 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             },
             flow,
         );
+        // A `volatile` pointer parameter is a channel the kernel polls while the host writes it
+        // (`delay(volatile int* flag)` spinning until the host sets the flag): the host's
+        // accesses to it are the protocol, not a race.
+        let volatile: Vec<bool> = cuda_lint_cuda_source::kernel_signatures(self.src)
+            .ok()
+            .and_then(|sigs| sigs.into_iter().find(|k| k.name == name))
+            .map(|k| k.params.iter().map(|p| p.is_volatile && p.is_pointer()).collect())
+            .unwrap_or_default();
         let (mut reads, mut writes) = (LocSet::new(), LocSet::new());
         for (i, s) in slots.iter().enumerate() {
+            if volatile.get(i).copied().unwrap_or(false) {
+                continue;
+            }
             reads.union_with(s);
             if written.as_ref().is_none_or(|w| w.get(i).copied().unwrap_or(true)) {
                 writes.union_with(s);
@@ -1044,6 +1453,31 @@ fn find_kind<'t>(n: Node<'t>, kind: &str) -> Option<Node<'t>> {
         queue.extend(x.named_children(&mut c));
     }
     None
+}
+
+/// Joins the partitions that know the same facts; past [`MAX_PARTS`], all of them.
+fn merge_parts(parts: Vec<Flow>) -> Vec<Flow> {
+    let mut out: Vec<Flow> = Vec::new();
+    for p in parts {
+        match out.iter_mut().find(|o| o.facts == p.facts && o.dead == p.dead) {
+            Some(o) => o.join(&p),
+            None => out.push(p),
+        }
+    }
+    if out.len() > MAX_PARTS {
+        vec![join_parts(out)]
+    } else {
+        out
+    }
+}
+
+fn join_parts(parts: Vec<Flow>) -> Flow {
+    let mut iter = parts.into_iter();
+    let mut first = iter.next().unwrap_or_default();
+    for p in iter {
+        first.join(&p);
+    }
+    first
 }
 
 fn is_statement(kind: &str) -> bool {
@@ -1120,9 +1554,12 @@ impl Regions for FileRegions<'_> {
         self.locs.get(l.0 as usize).and_then(|i| i.kind)
     }
     fn overlaps(&self, a: Loc, b: Loc) -> bool {
-        a == b
+        self.root(a) == self.root(b)
     }
     fn root(&self, l: Loc) -> Loc {
+        self.locs.get(l.0 as usize).and_then(|i| i.parent).unwrap_or(l)
+    }
+    fn mapping(&self, l: Loc) -> Loc {
         l
     }
     fn write_combined(&self, l: Loc) -> bool {

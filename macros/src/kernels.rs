@@ -217,6 +217,18 @@ fn check(text: &str, origin: &Origin) -> syn::Result<Vec<Kernel>> {
                 ),
             ));
         }
+        if let Some(p) = sig.params.iter().find(|p| p.default.is_some()) {
+            return Err(origin.error(
+                p.line,
+                p.column,
+                format!(
+                    "parameter `{}` of kernel `{name}` has a default argument (`{}`): a typed launch \
+                     passes every argument; remove the default",
+                    p.name.as_deref().unwrap_or("_"),
+                    p.default.as_deref().unwrap_or("")
+                ),
+            ));
+        }
         if let Some(first) = kernels.iter().find(|k| k.sig.name == *name) {
             return Err(origin.error(
                 sig.line,
@@ -671,7 +683,8 @@ extern "C" __global__ void alias_copy(volatile int* a, const int* b, size_t n) {
         );
         assert_eq!(
             source_error("extern \"C\" __global__ void k(float* x, int n = 3) {}"),
-            "<source>:1:40: cannot read parameter `int n = 3` of kernel `k`"
+            "<source>:1:40: parameter `n` of kernel `k` has a default argument (`3`): a typed launch \
+             passes every argument; remove the default"
         );
         assert_eq!(
             source_error("__device__ float f(float x) { return x; }"),

@@ -139,3 +139,35 @@ void ok_the_documented_release_order(size_t size, CUmemAllocationProp* prop) {
     cuMemRelease(h);
     cuMemAddressFree(A, size);
 }
+
+void fires_mirrored_ring_in_one_unfenced_kernel(size_t size, CUmemAllocationProp* prop) {
+    CUmemGenericAllocationHandle h;
+    cuMemCreate(&h, size, prop, 0);
+    CUdeviceptr base;
+    cuMemAddressReserve(&base, 2 * size, 0, 0, 0);
+    CUdeviceptr mirror = base + size;
+    cuMemMap(base, size, 0, h, 0);
+    cuMemMap(mirror, size, 0, h, 0);
+    grant(base, 2 * size);
+    foo<<<1, 1>>>((char*)base, (char*)mirror); //~ unfenced_vmm_alias
+    cudaDeviceSynchronize();
+    cuMemUnmap(base, 2 * size);
+    cuMemAddressFree(base, 2 * size);
+}
+
+void ok_two_chunks_of_one_range_back_to_back(size_t size, CUmemAllocationProp* prop) {
+    CUmemGenericAllocationHandle h1, h2;
+    cuMemCreate(&h1, size, prop, 0);
+    cuMemCreate(&h2, size, prop, 0);
+    CUdeviceptr base;
+    cuMemAddressReserve(&base, 2 * size, 0, 0, 0);
+    CUdeviceptr second = base + size;
+    cuMemMap(base, size, 0, h1, 0);
+    cuMemMap(second, size, 0, h2, 0);
+    grant(base, 2 * size);
+    foo<<<1, 1>>>((char*)base, (char*)second);
+    cudaDeviceSynchronize();
+    cuMemUnmap(base, size);
+    cuMemUnmap(second, size);
+    cuMemAddressFree(base, 2 * size);
+}

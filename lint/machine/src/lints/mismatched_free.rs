@@ -39,8 +39,10 @@ declare_lint! {
     ///
     /// ### Known problems
     /// Memory whose allocation the analysis did not see (a parameter, a field filled elsewhere)
-    /// is not judged. cudarc's and this project's runtime layer's safe types release their
-    /// memory themselves and cannot be mismatched.
+    /// is not judged, nor a pointer that may be memory of the right kind on some path (a
+    /// program that allocates one way or another and releases to match is not reported).
+    /// cudarc's and this project's runtime layer's safe types release their memory themselves
+    /// and cannot be mismatched.
     ///
     /// ### Example
     /// ```rust,ignore
@@ -60,13 +62,15 @@ declare_lint! {
 pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X>, out: &mut Vec<Finding<S>>) {
     match *event {
         Event::Dealloc { regions, by } => {
-            let Some((root, made)) = regions
-                .iter()
-                .map(|l| cx.regions.root(l))
-                .find_map(|r| cx.regions.allocator(r).filter(|&a| a != by).map(|a| (r, a)))
-            else {
+            // Every allocation the pointer may be must be another allocator's (on a path where
+            // it is memory this function releases, the release is right: `if (pinned)
+            // cudaFreeHost(p); else free(p);` after allocating each way).
+            let roots: Vec<Loc> = regions.iter().map(|l| cx.regions.root(l)).collect();
+            let made: Vec<Option<Allocator>> = roots.iter().map(|&r| cx.regions.allocator(r)).collect();
+            if made.is_empty() || made.iter().any(|a| a.is_none_or(|a| a == by)) {
                 return;
-            };
+            }
+            let (root, made) = (roots[0], made[0].unwrap_or(by));
             let mut diag = Diagnostic::new(match made {
                 Allocator::ModuleGlobal => format!(
                     "{} is a module's global, not an allocation, and is released as {}",
@@ -86,12 +90,17 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
             out.push(cx.finding(&MISMATCHED_FREE, "mismatched_free", false, diag));
         }
         Event::Unregister { regions } => {
-            let Some((root, made)) = regions
-                .iter()
-                .map(|l| cx.regions.root(l))
-                .filter(|&r| !cx.state.registered_may.contains(r))
-                .find_map(|r| cx.regions.allocator(r).map(|a| (r, a)))
-            else {
+            // Every allocation it may be must be known and registered on no path.
+            let roots: Vec<Loc> = regions.iter().map(|l| cx.regions.root(l)).collect();
+            if roots.is_empty()
+                || roots
+                    .iter()
+                    .any(|&r| cx.state.registered_may.contains(r) || cx.regions.allocator(r).is_none())
+            {
+                return;
+            }
+            let root = roots[0];
+            let Some(made) = cx.regions.allocator(root) else {
                 return;
             };
             let mut diag = Diagnostic::new(format!(

@@ -1,0 +1,3 @@
+cuMemUnmap(ptr, size);
+cuMemRelease(handle);
+cuMemAddressFree(ptr, size);

@@ -1,0 +1,1 @@
+cuMulticastAddDevice(&mcHandle, device);

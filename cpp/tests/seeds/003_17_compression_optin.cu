@@ -1,0 +1,1 @@
+prop.allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_GENERIC;

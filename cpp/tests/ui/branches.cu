@@ -1,0 +1,148 @@
+// Shapes of real host code (NVIDIA's cuda-samples took them): branches that test one flag twice,
+// switches on an allocation mode, polling loops, exit(), sizeof, stream-ordered frees, graph
+// capture, volatile flags a kernel polls. Annotated lines must be reported; ok_* stay silent.
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+__global__ void scale(float* x, int n) { x[threadIdx.x] *= 2.0f; }
+__global__ void delay(volatile int* flag, unsigned long long timeout = 10000000) {
+    while (*flag == 0) {}
+}
+
+float ok_same_flag_tested_twice(int n, bool async) {
+    float *h, *d;
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    cudaMallocHost(&h, n * sizeof(float));
+    cudaMalloc(&d, n * sizeof(float));
+    if (async) {
+        cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
+    } else {
+        cudaMemcpy(h, d, n * sizeof(float), cudaMemcpyDeviceToHost);
+    }
+    if (async) {
+        cudaStreamSynchronize(s);
+    }
+    return h[0];
+}
+
+float fires_flag_tested_the_wrong_way(int n, bool async) {
+    float *h, *d;
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    cudaMallocHost(&h, n * sizeof(float));
+    cudaMalloc(&d, n * sizeof(float));
+    if (async) {
+        cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
+    }
+    if (!async) {
+        cudaStreamSynchronize(s);
+    }
+    return h[0]; //~ missing_sync
+}
+
+enum Mode { PAGEABLE, PINNED };
+
+void ok_switch_allocates_and_frees_to_match(int n, Mode mode) {
+    float* h = NULL;
+    switch (mode) {
+    case PAGEABLE:
+        h = (float*)malloc(n * sizeof(float));
+        break;
+    case PINNED:
+        cudaMallocHost(&h, n * sizeof(float));
+        break;
+    }
+    h[0] = 1.0f;
+    switch (mode) {
+    case PAGEABLE:
+        free(h);
+        break;
+    case PINNED:
+        cudaFreeHost(h);
+        break;
+    }
+}
+
+float ok_poll_until_the_event_completes(int n) {
+    float *h, *d;
+    cudaStream_t s;
+    cudaEvent_t done;
+    cudaStreamCreate(&s);
+    cudaEventCreate(&done);
+    cudaMallocHost(&h, n * sizeof(float));
+    cudaMalloc(&d, n * sizeof(float));
+    cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
+    cudaEventRecord(done, s);
+    long spins = 0;
+    while (cudaEventQuery(done) == cudaErrorNotReady) {
+        spins++;
+    }
+    return h[0];
+}
+
+int ok_sizeof_of_a_device_pointee(int n) {
+    float* d;
+    cudaMalloc(&d, n * sizeof(*d));
+    return (int)sizeof(*d);
+}
+
+void ok_exit_ends_the_path(int n, bool supported) {
+    float *h, *d;
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    cudaMallocHost(&h, n * sizeof(float));
+    cudaMalloc(&d, n * sizeof(float));
+    cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
+    if (!supported) {
+        exit(2);
+    }
+    cudaStreamSynchronize(s);
+    h[0] = 0.0f;
+}
+
+void ok_stream_ordered_free_after_work_on_its_stream(int n, const float* src) {
+    float* d;
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    cudaMallocAsync(&d, n * sizeof(float), s);
+    scale<<<1, 256, 0, s>>>(d, n);
+    cudaFreeAsync(d, s);
+    cudaStreamSynchronize(s);
+}
+
+void fires_stream_ordered_free_on_another_stream(int n) {
+    float* d;
+    cudaStream_t a, b;
+    cudaStreamCreate(&a);
+    cudaStreamCreate(&b);
+    cudaMallocAsync(&d, n * sizeof(float), a);
+    scale<<<1, 256, 0, a>>>(d, n);
+    cudaFreeAsync(d, b); //~ missing_sync
+    cudaDeviceSynchronize();
+}
+
+void ok_work_captured_into_a_graph_is_not_running(int n) {
+    float* h;
+    float* d;
+    cudaStream_t s;
+    cudaGraph_t graph;
+    cudaStreamCreate(&s);
+    cudaMallocHost(&h, n * sizeof(float));
+    cudaMalloc(&d, n * sizeof(float));
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+    cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
+    cudaStreamEndCapture(s, &graph);
+    h[0] = 1.0f;
+}
+
+void ok_host_sets_the_flag_a_kernel_polls(void) {
+    int* flag;
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    cudaHostAlloc((void**)&flag, sizeof(int), cudaHostAllocPortable);
+    *flag = 0;
+    delay<<<1, 1, 0, s>>>(flag);
+    *flag = 1;
+    cudaStreamSynchronize(s);
+}
