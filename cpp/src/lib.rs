@@ -10,6 +10,7 @@
 pub mod api;
 pub mod interp;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use codespan_reporting::diagnostic::{Diagnostic, Label, Severity};
@@ -74,8 +75,83 @@ impl Report {
     }
 }
 
-/// Checks the files.
+/// Each lint's level: its default, then what `cuda-lint.toml` says (`[lints]`).
+#[derive(Clone, Debug, Default)]
+pub struct Levels {
+    set: HashMap<&'static str, Level>,
+}
+
+impl Levels {
+    pub fn of(&self, lint: &cuda_lint_machine::LintMeta) -> Level {
+        self.set.get(lint.name).copied().unwrap_or(lint.default_level)
+    }
+
+    /// The levels a `cuda-lint.toml` gives, as the flags `-A`/`-W`/`-D` each followed by
+    /// `cuda_lint::NAME` (or `cuda_lint::all`), in order.
+    pub fn from_flags(flags: &[String]) -> Levels {
+        let mut set = HashMap::new();
+        for pair in flags.chunks(2) {
+            let [letter, name] = pair else { continue };
+            let level = match letter.as_str() {
+                "-A" => Level::Allow,
+                "-W" => Level::Warn,
+                "-D" | "-F" => Level::Deny,
+                _ => continue,
+            };
+            let name = name.trim().trim_start_matches("cuda_lint::");
+            for lint in cuda_lint_machine::LINTS {
+                if name == "all" || name == lint.name {
+                    set.insert(lint.name, level);
+                }
+            }
+        }
+        Levels { set }
+    }
+}
+
+/// The `cuda-lint.toml` for a run over `paths`: in the current directory, or in the folder of
+/// the first path or one of its parents. `Ok(None)`: there is none.
+pub fn find_config(paths: &[PathBuf]) -> Option<PathBuf> {
+    let name = cuda_lint_protocol::config::FILE_NAME;
+    let here = std::env::current_dir().ok();
+    let mut starts: Vec<PathBuf> = here.iter().cloned().collect();
+    if let Some(p) = paths.first() {
+        let p = if p.is_absolute() {
+            p.clone()
+        } else {
+            here.clone().unwrap_or_default().join(p)
+        };
+        starts.push(if p.is_dir() {
+            p
+        } else {
+            p.parent().map(Path::to_path_buf).unwrap_or_default()
+        });
+    }
+    for start in starts {
+        for dir in start.ancestors().take(32) {
+            let f = dir.join(name);
+            if f.is_file() {
+                return Some(f);
+            }
+        }
+    }
+    None
+}
+
+/// Reads the levels of a `cuda-lint.toml`; errors name the file, line and column.
+pub fn load_levels(path: &Path) -> Result<Levels, String> {
+    cuda_lint_protocol::config::load(path)
+        .map(|c| Levels::from_flags(&c.lint_flags))
+        .map_err(|e| e.to_string())
+}
+
+/// Checks the files with the default levels.
 pub fn check_files(files: &[PathBuf]) -> Report {
+    check_files_with(files, &Levels::default())
+}
+
+/// Checks the files.
+pub fn check_files_with(files: &[PathBuf], levels: &Levels) -> Report {
     let mut report = Report {
         files: SimpleFiles::new(),
         findings: Vec::new(),
@@ -99,7 +175,7 @@ pub fn check_files(files: &[PathBuf]) -> Report {
             if suppressed(&src, f.span.start as usize, f.lint.name) {
                 continue;
             }
-            let level = f.lint.default_level;
+            let level = levels.of(f.lint);
             if level != Level::Allow {
                 report.findings.push(Reported { finding: f, level });
             }
@@ -253,6 +329,78 @@ pub fn render_json(report: &Report) -> String {
         out.push('\n');
     }
     out
+}
+
+/// A report for CI (`sarif`, `github`, `gitlab`), as `cargo cuda-lint` writes it.
+pub fn render_ci(report: &Report, format: cuda_lint_protocol::output::Format, root: &Path) -> String {
+    use cuda_lint_protocol::output::{Finding as Out, Label as OutLabel, Level as OutLevel, Span as OutSpan};
+    let span_of = |s: Site| {
+        let (path, line, col) = position(report, s);
+        let (_, line_end, col_end) = position(report, Site { start: s.end, ..s });
+        let rel = relative(Path::new(&path), root)
+            .display()
+            .to_string()
+            .replace('\\', "/");
+        let rel = rel.strip_prefix("./").map(str::to_string).unwrap_or(rel);
+        OutSpan {
+            file: rel,
+            line_start: line,
+            column_start: col,
+            line_end: line_end.max(line),
+            column_end: if line_end > line { col_end } else { col_end.max(col) },
+        }
+    };
+    let findings: Vec<Out> = report
+        .findings
+        .iter()
+        .map(|r| {
+            let f = &r.finding;
+            let src = {
+                use codespan_reporting::files::Files;
+                report
+                    .files
+                    .source(f.span.file as usize)
+                    .map(|s| s.to_string())
+                    .unwrap_or_default()
+            };
+            let start = (f.span.start as usize).min(src.len());
+            let line_start = src[..start].rfind('\n').map_or(0, |i| i + 1);
+            let line_end = src[start..].find('\n').map_or(src.len(), |i| start + i);
+            Out {
+                span: span_of(f.span),
+                code: f.lint.full_name(),
+                level: if r.level == Level::Deny {
+                    OutLevel::Error
+                } else {
+                    OutLevel::Warning
+                },
+                message: f.diagnostic.message.clone(),
+                primary_label: None,
+                notes: f
+                    .diagnostic
+                    .children
+                    .iter()
+                    .filter_map(|c| match c {
+                        Child::Note(n) => Some(format!("note: {n}")),
+                        Child::Help(h) => Some(format!("help: {h}")),
+                        Child::WaitBefore(w) => Some(format!("help: {}", w.help)),
+                        Child::Via { .. } => None,
+                    })
+                    .collect(),
+                labels: f
+                    .diagnostic
+                    .labels
+                    .iter()
+                    .map(|(s, text)| OutLabel {
+                        span: span_of(*s),
+                        text: text.clone(),
+                    })
+                    .collect(),
+                source_line: src[line_start..line_end].to_string(),
+            }
+        })
+        .collect();
+    format.emit(&findings, root)
 }
 
 /// (path, 1-based line, 1-based column) of a site.

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cuda-lint check [--message-format human|short|json] [PATH...]\n\
+const USAGE: &str = "usage: cuda-lint check [--message-format human|short|json|sarif|github|gitlab] [PATH...]\n\
                      checks the CUDA C++ host code in the .cu, .cuh, .cpp, .cc, .cxx, .c, .h and .hpp files under each path";
 
 fn main() -> ExitCode {
@@ -46,8 +46,11 @@ fn main() -> ExitCode {
             paths.push(PathBuf::from(a));
         }
     }
-    if !matches!(format.as_str(), "human" | "short" | "json") {
-        eprintln!("error: unknown message format `{format}`; the valid formats are: human, short, json");
+    let ci = cuda_lint_protocol::output::Format::from_name(&format);
+    if !matches!(format.as_str(), "human" | "short" | "json") && ci.is_none() {
+        eprintln!(
+            "error: unknown message format `{format}`; the valid formats are: human, short, json, sarif, github, gitlab"
+        );
         return ExitCode::from(2);
     }
     if paths.is_empty() {
@@ -60,16 +63,35 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let report = cuda_lint_cpp::check_files(&files);
+    // Levels from cuda-lint.toml, when there is one; a mistake in it stops the run.
+    let levels = match cuda_lint_cpp::find_config(&paths) {
+        Some(path) => match cuda_lint_cpp::load_levels(&path) {
+            Ok(levels) => levels,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => cuda_lint_cpp::Levels::default(),
+    };
+    let report = cuda_lint_cpp::check_files_with(&files, &levels);
     for p in &report.problems {
         eprintln!("warning: {p}");
     }
+    let root = std::env::current_dir().unwrap_or_default();
     let text = match format.as_str() {
+        _ if ci.is_some() => ci
+            .map(|f| cuda_lint_cpp::render_ci(&report, f, &root))
+            .unwrap_or_default(),
         "short" => cuda_lint_cpp::render_short(&report),
         "json" => cuda_lint_cpp::render_json(&report),
         _ => cuda_lint_cpp::render_human(&report, false),
     };
-    print!("{text}");
+    // A closed pipe (`| head`) ends the output quietly.
+    {
+        use std::io::Write as _;
+        let _ = std::io::stdout().write_all(text.as_bytes());
+    }
     if format == "human" {
         let (errors, warnings) = report.findings.iter().fold((0, 0), |(e, w), r| {
             if r.level == cuda_lint_machine::Level::Deny {

@@ -1,0 +1,107 @@
+//! `cuda-lint check` as users run it: levels from `cuda-lint.toml`, its mistakes, the CI report
+//! formats, exit statuses, bad paths.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cuda-lint-cpp-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui/runtime_api.cu"),
+        dir.join("runtime_api.cu"),
+    )
+    .unwrap();
+    dir
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cuda-lint"))
+        .arg("check")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn count(out: &Output, needle: &str) -> usize {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains(needle))
+        .count()
+}
+
+#[test]
+fn levels_come_from_cuda_lint_toml() {
+    let dir = scratch("levels");
+    let before = run(&dir, &["--message-format=short", "."]);
+    assert_eq!(before.status.code(), Some(1));
+    assert_eq!(count(&before, "warning: asynchronous copy"), 2);
+    assert_eq!(count(&before, "[cuda_lint::missing_sync]"), 5);
+    std::fs::write(
+        dir.join("cuda-lint.toml"),
+        "[lints]\npageable_async_copy = \"deny\"\nmissing_sync = \"allow\"\n",
+    )
+    .unwrap();
+    let after = run(&dir, &["--message-format=short", "."]);
+    assert_eq!(count(&after, "error: asynchronous copy"), 2);
+    assert_eq!(count(&after, "[cuda_lint::missing_sync]"), 0);
+}
+
+#[test]
+fn a_mistake_in_the_file_stops_with_its_line() {
+    let dir = scratch("bad-config");
+    std::fs::write(dir.join("cuda-lint.toml"), "[lints]\nmissing_synch = \"deny\"\n").unwrap();
+    let out = run(&dir, &["."]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cuda-lint.toml:2:1: unknown lint `missing_synch`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn ci_formats() {
+    let dir = scratch("formats");
+    let short = run(&dir, &["--message-format=short", "."]);
+    let findings = String::from_utf8_lossy(&short.stdout).lines().count();
+    assert!(findings > 10);
+    let sarif = run(&dir, &["--message-format=sarif", "."]);
+    let log: serde_json::Value = serde_json::from_slice(&sarif.stdout).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), findings);
+    assert!(
+        results
+            .iter()
+            .all(|r| { r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "runtime_api.cu" })
+    );
+    let github = run(&dir, &["--message-format=github", "."]);
+    assert_eq!(String::from_utf8_lossy(&github.stdout).lines().count(), findings);
+    let gitlab = run(&dir, &["--message-format=gitlab", "."]);
+    let entries: serde_json::Value = serde_json::from_slice(&gitlab.stdout).unwrap();
+    assert_eq!(entries.as_array().unwrap().len(), findings);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let dir = scratch("usage");
+    assert_eq!(run(&dir, &["--message-format=xml", "."]).status.code(), Some(2));
+    assert_eq!(run(&dir, &["no/such/dir"]).status.code(), Some(2));
+    let none = Command::new(env!("CARGO_BIN_EXE_cuda-lint")).output().unwrap();
+    assert_eq!(none.status.code(), Some(2));
+}
+
+#[test]
+fn clean_code_exits_0() {
+    let dir = scratch("clean");
+    std::fs::remove_file(dir.join("runtime_api.cu")).unwrap();
+    std::fs::write(
+        dir.join("ok.cu"),
+        "int main() { float* h = new float[4]; h[0] = 1; delete[] h; }\n",
+    )
+    .unwrap();
+    let out = run(&dir, &["."]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}
