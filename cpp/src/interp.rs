@@ -450,7 +450,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                             match part.facts.get(&test.var) {
                                 Some(Fact::IsNot(vs)) => {
                                     let mut vs = vs.clone();
-                                    vs.push(test.value.clone());
+                                    if !vs.contains(&test.value) {
+                                        vs.push(test.value.clone());
+                                    }
                                     Fact::IsNot(vs)
                                 }
                                 _ => Fact::IsNot(vec![test.value.clone()]),
@@ -1491,13 +1493,10 @@ fn is_null(text: &str) -> bool {
     )
 }
 
+/// Whether `n`'s subtree has a node of `kind` (bounded, without recursion: a declarator nested
+/// thousands deep must not overflow the stack).
 fn contains_kind(n: Node<'_>, kind: &str) -> bool {
-    if n.kind() == kind {
-        return true;
-    }
-    let mut c = n.walk();
-    let children: Vec<Node> = n.named_children(&mut c).collect();
-    children.into_iter().any(|ch| contains_kind(ch, kind))
+    find_kind(n, kind).is_some()
 }
 
 /// The variable a declarator declares.

@@ -131,4 +131,15 @@ fn anything_parses_without_a_panic() {
     }
     let deep = format!("void f() {{ {} }}", "(".repeat(5000));
     let _ = cuda_lint_cpp::check_source(&deep, 0);
+    // Nesting that parses: declarators, expressions, blocks, thousands deep.
+    let declarator = format!("void f() {{ float {}p{}; }}", "(*".repeat(3000), ")".repeat(3000));
+    let _ = cuda_lint_cpp::check_source(&declarator, 0);
+    let expr = format!(
+        "void f(float* p) {{ float x = {}p[0]{}; }}",
+        "(".repeat(3000),
+        ")".repeat(3000)
+    );
+    let _ = cuda_lint_cpp::check_source(&expr, 0);
+    let blocks = format!("void f() {{ {} *p = 0; {} }}", "{ ".repeat(3000), "} ".repeat(3000));
+    let _ = cuda_lint_cpp::check_source(&blocks, 0);
 }
