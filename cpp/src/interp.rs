@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, HashMap};
 use cuda_lint_cuda_source::{Fence, kernel_fence, kernel_writes};
 use cuda_lint_machine::lints::{Cx, check_all};
 use cuda_lint_machine::{
-    Access, Describe, Dir, Event, Finding, InFlight, Kernel, Loc, LocSet, Machine, MemKind, OpId, OpKind, Origin,
-    Region, Regions, State,
+    Access, Child, Describe, Dir, Event, Finding, InFlight, Kernel, Loc, LocSet, Machine, MemKind, OpId, OpKind,
+    Origin, Region, Regions, State,
 };
 use tree_sitter::Node;
 
@@ -18,7 +18,7 @@ use crate::api::{self, ADVICE, Effect};
 /// Rounds a loop is run before what it reached is kept.
 pub const LOOP_ROUNDS: usize = 5;
 /// How deep expressions are followed (a bound on recursion for any input).
-const MAX_DEPTH: u32 = 200;
+pub const MAX_DEPTH: u32 = 200;
 
 /// A site in a file: the file's index and a byte range.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -127,6 +127,11 @@ pub struct FileAnalysis<'s, 't> {
     unknown: Loc,
     findings: BTreeMap<(&'static str, &'static str, Site), Finding<Site>>,
     depth: u32,
+    /// Launches of kernels whose source is not in the file, by the launch's start: findings
+    /// that involve one say so.
+    unseen_kernels: HashMap<u32, String>,
+    /// Where a statement or expression first lay deeper than `MAX_DEPTH` (it was not checked).
+    too_deep: Option<usize>,
     /// The file's host functions by name (the first definition of each).
     functions: HashMap<&'s str, Node<'t>>,
     /// The functions being run inline, innermost last.
@@ -149,6 +154,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             unknown: Loc(0),
             findings: BTreeMap::new(),
             depth: 0,
+            too_deep: None,
+            unseen_kernels: HashMap::new(),
             functions: HashMap::new(),
             inlined: Vec::new(),
             returns: Vec::new(),
@@ -161,7 +168,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     /// Runs every host function of the translation unit.
-    pub fn run(mut self, root: Node<'t>) -> Vec<Finding<Site>> {
+    /// Runs every host function of the file. Returns the findings and, when some code lay
+    /// nested deeper than the analysis follows, the byte offset of the first such part.
+    pub fn run(mut self, root: Node<'t>) -> (Vec<Finding<Site>>, Option<usize>) {
         self.collect_functions(root);
         let mut stack = vec![root];
         let mut steps = 0usize;
@@ -183,7 +192,29 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             let children: Vec<Node> = n.named_children(&mut c).collect();
             stack.extend(children.into_iter().rev());
         }
-        self.findings.into_values().collect()
+        let mut findings: Vec<Finding<Site>> = self.findings.into_values().collect();
+        for f in &mut findings {
+            let sites = std::iter::once(f.span).chain(f.diagnostic.labels.iter().map(|(s, _)| *s));
+            let mut unseen: Vec<&String> = sites.filter_map(|s| self.unseen_kernels.get(&s.start)).collect();
+            unseen.dedup();
+            for name in unseen {
+                let note = format!(
+                    "kernel `{name}` is not defined in this file: cuda-lint cannot see it and assumes it reads and writes every pointer it is given"
+                );
+                let note = Child::Note(note);
+                if !f.diagnostic.children.contains(&note) {
+                    // Notes before the help, as rustc orders them.
+                    let at = f
+                        .diagnostic
+                        .children
+                        .iter()
+                        .position(|c| !matches!(c, Child::Note(_)))
+                        .unwrap_or(f.diagnostic.children.len());
+                    f.diagnostic.children.insert(at, note);
+                }
+            }
+        }
+        (findings, self.too_deep)
     }
 
     fn collect_functions(&mut self, root: Node<'t>) {
@@ -326,6 +357,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             self.depth -= 1;
+            self.too_deep.get_or_insert(n.start_byte());
             return;
         }
         match n.kind() {
@@ -743,6 +775,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     fn expr(&mut self, n: Node<'_>, flow: &mut Flow, write: bool) -> LocSet {
         self.depth += 1;
         let out = if self.depth > MAX_DEPTH {
+            self.too_deep.get_or_insert(n.start_byte());
             LocSet::new()
         } else {
             self.expr_inner(n, flow, write)
@@ -1391,9 +1424,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let kernel = match kernel_fence(self.src, name) {
             Fence::Fenced => None,
             Fence::Unfenced => Some(Kernel::Unfenced { name: name.to_string() }),
-            Fence::NotFound => Some(Kernel::SourceNotVisible {
-                name: Some(name.to_string()),
-            }),
+            Fence::NotFound => {
+                self.unseen_kernels.insert(n.start_byte() as u32, name.to_string());
+                Some(Kernel::SourceNotVisible {
+                    name: Some(name.to_string()),
+                })
+            }
         };
         self.emit(
             n,

@@ -181,6 +181,10 @@ pub fn check_files_with(files: &[PathBuf], levels: &Levels) -> Report {
             }
         }
     }
+    // In the order of the files and of the source, as a compiler reports.
+    report
+        .findings
+        .sort_by_key(|r| (r.finding.span.file, r.finding.span.start));
     report
 }
 
@@ -194,20 +198,28 @@ pub fn check_source(src: &str, file: u32) -> (Vec<Finding<Site>>, Option<String>
         return (Vec::new(), Some("could not be parsed".into()));
     };
     let root = tree.root_node();
-    let problem = root.has_error().then(|| {
+    let mut problems: Vec<String> = Vec::new();
+    if root.has_error() {
         let mut lines = Vec::new();
         collect_errors(root, &mut lines);
         lines.sort_unstable();
         lines.dedup();
         let shown: Vec<String> = lines.iter().take(10).map(|l| (l + 1).to_string()).collect();
-        format!(
+        problems.push(format!(
             "could not parse all of it (line {}{}): those parts are skipped",
             shown.join(", "),
             if lines.len() > 10 { ", ..." } else { "" }
-        )
-    });
-    let found = FileAnalysis::new(src, file).run(root);
-    (found, problem)
+        ));
+    }
+    let (found, too_deep) = FileAnalysis::new(src, file).run(root);
+    if let Some(at) = too_deep {
+        let line = src.get(..at).map_or(0, |s| s.matches('\n').count()) + 1;
+        problems.push(format!(
+            "code nested more than {} deep (from line {line}) is not checked",
+            interp::MAX_DEPTH
+        ));
+    }
+    (found, (!problems.is_empty()).then(|| problems.join("; ")))
 }
 
 fn collect_errors(n: tree_sitter::Node<'_>, lines: &mut Vec<usize>) {

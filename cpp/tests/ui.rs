@@ -88,6 +88,51 @@ fn ui_files_report_exactly_their_annotations() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Each `tests/ui/NAME.cu` renders exactly as `tests/ui/NAME.stderr` (rustc's style: spans,
+/// labels, notes, help), like clippy's UI tests. `CUDA_LINT_BLESS=1` rewrites the `.stderr` files.
+#[test]
+fn ui_files_render_as_their_stderr_files() {
+    let bless = std::env::var_os("CUDA_LINT_BLESS").is_some();
+    let mut failures = Vec::new();
+    for f in files("tests/ui", "cu") {
+        // Relative to the package, as a user's `cuda-lint check tests/ui` prints them.
+        let rel = f.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap_or(&f);
+        let rel = rel.to_path_buf();
+        let report = cuda_lint_cpp::check_files(&[rel.clone()]);
+        let got = cuda_lint_cpp::render_human(&report, false);
+        let stderr = f.with_extension("stderr");
+        if bless {
+            if got.is_empty() {
+                let _ = std::fs::remove_file(&stderr);
+            } else {
+                std::fs::write(&stderr, &got).unwrap();
+            }
+            continue;
+        }
+        let want = std::fs::read_to_string(&stderr).unwrap_or_default();
+        if want != got {
+            failures.push(format!(
+                "{} differs from {} (CUDA_LINT_BLESS=1 rewrites it):\n{}",
+                rel.display(),
+                stderr.display(),
+                first_difference(&want, &got)
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn first_difference(want: &str, got: &str) -> String {
+    let (w, g): (Vec<&str>, Vec<&str>) = (want.lines().collect(), got.lines().collect());
+    let i = (0..w.len().max(g.len())).find(|&i| w.get(i) != g.get(i)).unwrap_or(0);
+    format!(
+        "  line {}:\n  expected: {}\n  got:      {}",
+        i + 1,
+        w.get(i).unwrap_or(&"<end>"),
+        g.get(i).unwrap_or(&"<end>")
+    )
+}
+
 #[test]
 fn seeds_report_exactly_their_expected_misuses() {
     let mut failures = Vec::new();
@@ -139,7 +184,14 @@ fn anything_parses_without_a_panic() {
         "(".repeat(3000),
         ")".repeat(3000)
     );
-    let _ = cuda_lint_cpp::check_source(&expr, 0);
     let blocks = format!("void f() {{ {} *p = 0; {} }}", "{ ".repeat(3000), "} ".repeat(3000));
-    let _ = cuda_lint_cpp::check_source(&blocks, 0);
+    // What lies deeper than the analysis follows is said, not skipped silently.
+    for deep in [expr, blocks] {
+        let (_, problem) = cuda_lint_cpp::check_source(&deep, 0);
+        let problem = problem.unwrap_or_default();
+        assert!(
+            problem.contains("nested more than 200 deep (from line 1) is not checked"),
+            "{problem}"
+        );
+    }
 }

@@ -244,3 +244,15 @@ void ok_suppressed_in_source(int n, cudaStream_t s) {
     cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s);
     cudaStreamSynchronize(s);
 }
+
+// A kernel defined in another file: the finding says it cannot be seen.
+__global__ void defined_elsewhere(float* x, int n);
+
+void fires_managed_read_while_a_kernel_of_another_file_runs(int n) {
+    float* m;
+    cudaMallocManaged(&m, n * sizeof(float));
+    defined_elsewhere<<<1, 128>>>(m, n);
+    float first = m[0]; //~ missing_sync
+    printf("%f\n", first);
+    cudaFree(m);
+}
