@@ -21,6 +21,11 @@ pub enum Effect {
         kind: MemKind,
         by: Allocator,
     },
+    /// Returns memory of this kind whose allocator is not known (a function `cuda-lint.toml`
+    /// describes with `returns(..)`).
+    Returns {
+        kind: MemKind,
+    },
     /// Releases the memory of argument `mem`, made by `by`; `waits`: after the device's work.
     Free {
         mem: Arg,
@@ -31,6 +36,12 @@ pub enum Effect {
     FreeOnStream {
         mem: Arg,
         stream: Arg,
+    },
+    /// The host reads (`write`: writes) the memory argument `mem` points to (`memcpy`,
+    /// `memset`).
+    HostAccess {
+        mem: Arg,
+        write: bool,
     },
     /// Asks whether a stream's / an event's work is done: polled in a loop, a wait.
     QueryStream(Arg),
@@ -104,6 +115,74 @@ pub enum Effect {
 
 use Effect::*;
 
+/// The functions `cuda-lint.toml` describes (`[[functions]]`), for C++: a path matches a call
+/// when the segments written at the call (`vendor::wait_all`, `wait_all`, `q.finish` as
+/// `finish`) and the path's segments end alike, the shorter being the tail of the longer.
+/// Argument positions count the call's arguments from 0; in a method call the object is 0.
+#[derive(Clone, Debug, Default)]
+pub struct Functions {
+    by_path: Vec<(Vec<String>, Vec<Effect>)>,
+}
+
+impl Functions {
+    /// The functions of a configuration, and a note for each effect C++ calls cannot take
+    /// (`launch(..)`: a launch is the `<<<>>>` syntax, read with the kernel's source).
+    pub fn from_config(
+        functions: &std::collections::BTreeMap<String, Vec<cuda_lint_protocol::summary::Summary>>,
+    ) -> (Functions, Vec<String>) {
+        use cuda_lint_protocol::summary::{CopyDir, Summary};
+        let mut out = Functions::default();
+        let mut skipped = Vec::new();
+        for (path, summaries) in functions {
+            let mut effects = Vec::new();
+            for summary in summaries {
+                effects.push(match summary {
+                    Summary::SyncStream(a) => SyncStream(*a as Arg),
+                    Summary::SyncAll => SyncDevice,
+                    Summary::Copy { dst, src, stream, dir } => Copy {
+                        dst: *dst as Arg,
+                        src: *src as Arg,
+                        kind: None,
+                        dir: match dir {
+                            CopyDir::Infer => Dir::Unknown,
+                            CopyDir::HostToDevice => Dir::HostToDevice,
+                            CopyDir::DeviceToHost => Dir::DeviceToHost,
+                            CopyDir::DeviceToDevice => Dir::DeviceToDevice,
+                        },
+                        stream: Some(*stream as Arg),
+                    },
+                    Summary::Returns(kind) => Returns { kind: *kind },
+                    Summary::Launch { .. } => {
+                        skipped.push(format!(
+                            "cuda-lint.toml: `{summary}` of `{path}` is not applied to C++ calls (a C++ launch is read from its `<<<>>>` and the kernel's source)"
+                        ));
+                        continue;
+                    }
+                });
+            }
+            let segments = path.split("::").map(|s| s.trim().to_string()).collect();
+            out.by_path.push((segments, effects));
+        }
+        (out, skipped)
+    }
+
+    /// The effects of the function written `written` at a call (`a::b::f`, `f`), if described.
+    pub fn lookup(&self, written: &str) -> Option<&[Effect]> {
+        let written: Vec<&str> = written.split("::").map(str::trim).collect();
+        self.by_path
+            .iter()
+            .find(|(path, _)| {
+                let n = path.len().min(written.len());
+                n > 0
+                    && path[path.len() - n..]
+                        .iter()
+                        .zip(&written[written.len() - n..])
+                        .all(|(a, b)| a == b)
+            })
+            .map(|(_, e)| e.as_slice())
+    }
+}
+
 const DEVICE: MemKind = MemKind::Device;
 const PINNED: MemKind = MemKind::Pinned;
 const MANAGED: MemKind = MemKind::Managed;
@@ -117,7 +196,7 @@ pub fn effects(name: &str) -> Option<&'static [Effect]> {
             kind: DEVICE,
             by: Allocator::Device,
         }],
-        "cudaMallocAsync" => &[AllocOut {
+        "cudaMallocAsync" | "cuMemAllocAsync" | "cudaMallocFromPoolAsync" | "cuMemAllocFromPoolAsync" => &[AllocOut {
             out: 0,
             kind: DEVICE,
             by: Allocator::Device,
@@ -132,10 +211,16 @@ pub fn effects(name: &str) -> Option<&'static [Effect]> {
             kind: PINNED,
             by: Allocator::PinnedHost,
         }],
-        "cuMemAlloc" | "cuMemAlloc_v2" => &[AllocOut {
+        "cuMemAlloc" | "cuMemAlloc_v2" | "cuMemAllocPitch" | "cuMemAllocPitch_v2" => &[AllocOut {
             out: 0,
             kind: DEVICE,
             by: Allocator::Device,
+        }],
+        // The address of a `__device__` variable: device memory no one may free.
+        "cudaGetSymbolAddress" | "cuModuleGetGlobal" | "cuModuleGetGlobal_v2" => &[AllocOut {
+            out: 0,
+            kind: DEVICE,
+            by: Allocator::ModuleGlobal,
         }],
         "cuMemAllocHost" | "cuMemAllocHost_v2" | "cuMemHostAlloc" => &[AllocOut {
             out: 0,
@@ -216,19 +301,120 @@ pub fn effects(name: &str) -> Option<&'static [Effect]> {
             dir: Dir::DeviceToHost,
             stream: Some(3),
         }],
+        "cudaMemcpy2D" => &[Copy {
+            dst: 0,
+            src: 2,
+            kind: Some(6),
+            dir: Dir::Unknown,
+            stream: None,
+        }],
+        "cudaMemcpy2DAsync" => &[Copy {
+            dst: 0,
+            src: 2,
+            kind: Some(6),
+            dir: Dir::Unknown,
+            stream: Some(7),
+        }],
+        // The symbol is a `__device__` variable; the kind may be left out (its default).
+        "cudaMemcpyToSymbol" => &[Copy {
+            dst: 0,
+            src: 1,
+            kind: Some(4),
+            dir: Dir::HostToDevice,
+            stream: None,
+        }],
+        "cudaMemcpyToSymbolAsync" => &[Copy {
+            dst: 0,
+            src: 1,
+            kind: Some(4),
+            dir: Dir::HostToDevice,
+            stream: Some(5),
+        }],
+        "cudaMemcpyFromSymbol" => &[Copy {
+            dst: 0,
+            src: 1,
+            kind: Some(4),
+            dir: Dir::DeviceToHost,
+            stream: None,
+        }],
+        "cudaMemcpyFromSymbolAsync" => &[Copy {
+            dst: 0,
+            src: 1,
+            kind: Some(4),
+            dir: Dir::DeviceToHost,
+            stream: Some(5),
+        }],
+        "cudaMemcpyPeer" => &[Copy {
+            dst: 0,
+            src: 2,
+            kind: None,
+            dir: Dir::DeviceToDevice,
+            stream: None,
+        }],
+        "cudaMemcpyPeerAsync" => &[Copy {
+            dst: 0,
+            src: 2,
+            kind: None,
+            dir: Dir::DeviceToDevice,
+            stream: Some(5),
+        }],
+        "cuMemcpy" => &[Copy {
+            dst: 0,
+            src: 1,
+            kind: None,
+            dir: Dir::Unknown,
+            stream: None,
+        }],
+        "cuMemcpyAsync" => &[Copy {
+            dst: 0,
+            src: 1,
+            kind: None,
+            dir: Dir::Unknown,
+            stream: Some(3),
+        }],
+        "cuMemcpyDtoD" | "cuMemcpyDtoD_v2" => &[Copy {
+            dst: 0,
+            src: 1,
+            kind: None,
+            dir: Dir::DeviceToDevice,
+            stream: None,
+        }],
+        "cuMemcpyDtoDAsync" | "cuMemcpyDtoDAsync_v2" => &[Copy {
+            dst: 0,
+            src: 1,
+            kind: None,
+            dir: Dir::DeviceToDevice,
+            stream: Some(3),
+        }],
+        "cuMemsetD8" | "cuMemsetD8_v2" | "cuMemsetD16" | "cuMemsetD16_v2" | "cuMemsetD32" | "cuMemsetD32_v2"
+        | "cuMemsetD2D8" | "cuMemsetD2D8_v2" | "cuMemsetD2D16" | "cuMemsetD2D16_v2" | "cuMemsetD2D32"
+        | "cuMemsetD2D32_v2" | "cudaMemset2D" => &[Memset { dst: 0, stream: None }],
+        "cuMemsetD8Async" | "cuMemsetD16Async" | "cuMemsetD32Async" => &[Memset {
+            dst: 0,
+            stream: Some(3),
+        }],
+        "cuMemsetD2D8Async" | "cuMemsetD2D16Async" | "cuMemsetD2D32Async" | "cudaMemset2DAsync" => &[Memset {
+            dst: 0,
+            stream: Some(5),
+        }],
+        // The C library on the host: reads and writes of host memory.
+        "memcpy" | "memmove" => &[HostAccess { mem: 1, write: false }, HostAccess { mem: 0, write: true }],
+        "memset" => &[HostAccess { mem: 0, write: true }],
         "cudaMemset" => &[Memset { dst: 0, stream: None }],
         "cudaMemsetAsync" => &[Memset {
             dst: 0,
             stream: Some(3),
         }],
         "cudaStreamCreate" => &[StreamCreate { out: 0, flags: None }],
-        "cudaStreamCreateWithFlags" => &[StreamCreate { out: 0, flags: Some(1) }],
-        "cuStreamCreate" => &[StreamCreate { out: 0, flags: Some(1) }],
+        "cudaStreamCreateWithFlags" | "cudaStreamCreateWithPriority" => &[StreamCreate { out: 0, flags: Some(1) }],
+        "cuStreamCreate" | "cuStreamCreateWithPriority" => &[StreamCreate { out: 0, flags: Some(1) }],
         "cudaEventCreate" | "cudaEventCreateWithFlags" | "cuEventCreate" => &[EventCreate { out: 0 }],
         "cudaStreamSynchronize" | "cuStreamSynchronize" => &[SyncStream(0)],
         "cudaEventSynchronize" | "cuEventSynchronize" => &[SyncEvent(0)],
         "cudaDeviceSynchronize" | "cudaThreadSynchronize" | "cuCtxSynchronize" | "cudaDeviceReset" => &[SyncDevice],
-        "cudaEventRecord" | "cuEventRecord" => &[RecordEvent { event: 0, stream: 1 }],
+        "cudaEventRecord" | "cuEventRecord" | "cudaEventRecordWithFlags" | "cuEventRecordWithFlags" => {
+            &[RecordEvent { event: 0, stream: 1 }]
+        }
         "cudaStreamWaitEvent" | "cuStreamWaitEvent" => &[StreamWaitEvent { stream: 0, event: 1 }],
         "cudaHostRegister" | "cuMemHostRegister" | "cuMemHostRegister_v2" => &[Register(0)],
         "cudaHostUnregister" | "cuMemHostUnregister" => &[Unregister(0)],

@@ -40,6 +40,9 @@ struct LocInfo {
     physical: LocSet,
     /// A view past a reservation's start: the reservation.
     parent: Option<Loc>,
+    /// How deep in the file's own functions run inline it was named (a caller's name wins
+    /// over the helper's local one).
+    named_in: usize,
 }
 
 #[derive(Clone, Default, PartialEq)]
@@ -130,6 +133,8 @@ pub struct FileAnalysis<'s, 't> {
     /// Launches of kernels whose source is not in the file, by the launch's start: findings
     /// that involve one say so.
     unseen_kernels: HashMap<u32, String>,
+    /// What `cuda-lint.toml` says functions do (`[[functions]]`).
+    configured: api::Functions,
     /// Where a statement or expression first lay deeper than `MAX_DEPTH` (it was not checked).
     too_deep: Option<usize>,
     /// The file's host functions by name (the first definition of each).
@@ -156,6 +161,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             depth: 0,
             too_deep: None,
             unseen_kernels: HashMap::new(),
+            configured: api::Functions::default(),
             functions: HashMap::new(),
             inlined: Vec::new(),
             returns: Vec::new(),
@@ -168,6 +174,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     /// Runs every host function of the translation unit.
+    /// The effects `cuda-lint.toml` gives functions the file calls.
+    pub fn with_functions(mut self, functions: api::Functions) -> Self {
+        self.configured = functions;
+        self
+    }
+
     /// Runs every host function of the file. Returns the findings and, when some code lay
     /// nested deeper than the analysis follows, the byte offset of the first such part.
     pub fn run(mut self, root: Node<'t>) -> (Vec<Finding<Site>>, Option<usize>) {
@@ -304,6 +316,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             write_combined: false,
             physical: LocSet::new(),
             parent: None,
+            named_in: self.inlined.len(),
         });
         l
     }
@@ -742,7 +755,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 if is_null(self.text(v)) && ty.contains("Stream") {
                     vals = LocSet::single(self.legacy);
                 }
-                self.name_new(&vals, &name);
+                if self.calls_own_function(v) {
+                    self.rename(&vals, &name);
+                } else {
+                    self.name_new(&vals, &name);
+                }
                 if vals.is_empty() && is_pointer {
                     vals = LocSet::single(self.unknown);
                 }
@@ -760,12 +777,33 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
     }
 
+    /// Whether `v` is a call of one of the file's functions (its result is named after the
+    /// caller's variable: one helper called three times makes one abstract memory, and each
+    /// finding should name the variable the caller uses now).
+    fn calls_own_function(&self, v: Node<'_>) -> bool {
+        v.kind() == "call_expression"
+            && v.child_by_field_name("function")
+                .is_some_and(|f| self.functions.contains_key(callee_name(f, self.src).as_str()))
+    }
+
+    /// Names memory after the caller's variable, whatever it was named before.
+    fn rename(&mut self, vals: &LocSet, name: &str) {
+        for l in vals.iter() {
+            let info = &mut self.locs[l.0 as usize];
+            if info.allocated {
+                info.name = Some(name.to_string());
+                info.named_in = self.inlined.len();
+            }
+        }
+    }
+
     /// Names new memory after the variable it is first stored in.
     fn name_new(&mut self, vals: &LocSet, name: &str) {
         for l in vals.iter() {
             let info = &mut self.locs[l.0 as usize];
-            if info.allocated && info.name.is_none() {
+            if info.allocated && (info.name.is_none() || self.inlined.len() < info.named_in) {
                 info.name = Some(name.to_string());
+                info.named_in = self.inlined.len();
             }
         }
     }
@@ -875,7 +913,13 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 if let Some(left) = n.child_by_field_name("left") {
                     if left.kind() == "identifier" {
                         let name = self.text(left).to_string();
-                        self.name_new(&right, &name);
+                        if n.child_by_field_name("right")
+                            .is_some_and(|r| self.calls_own_function(r))
+                        {
+                            self.rename(&right, &name);
+                        } else {
+                            self.name_new(&right, &name);
+                        }
                         let op = n.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("=");
                         flow.facts.remove(&name);
                         if op == "="
@@ -1037,6 +1081,20 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         if let Some(launch) = n.children(&mut c).find(|k| k.kind() == "kernel_call_syntax") {
             return self.launch(n, &name, launch, &args, flow);
         }
+        // A function `cuda-lint.toml` describes: its effects, whatever the file says of it. In a
+        // method call (`q.finish()`) the object is argument 0.
+        if let Some(f) = func
+            && let Some(effects) = self.configured_effects(f)
+        {
+            let mut all = Vec::new();
+            if f.kind() == "field_expression"
+                && let Some(object) = f.child_by_field_name("argument")
+            {
+                all.push(object);
+            }
+            all.extend(args.iter().copied());
+            return self.apply(n, &effects, &all, flow);
+        }
         // `v.data()`, `v.size()`: what the object is.
         if let Some(f) = func
             && f.kind() == "field_expression"
@@ -1065,6 +1123,27 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
             return LocSet::new();
         };
+        self.apply(n, effects, &args, flow)
+    }
+
+    /// The effects `cuda-lint.toml` gives the function called as `f`, if any.
+    fn configured_effects(&self, f: Node<'_>) -> Option<Vec<Effect>> {
+        let written = match f.kind() {
+            "field_expression" => f.child_by_field_name("field").map(|n| self.text(n).to_string()),
+            "template_function" => f.child_by_field_name("name").map(|n| self.text(n).to_string()),
+            "identifier" => Some(self.text(f).to_string()),
+            "qualified_identifier" => {
+                let text = self.text(f);
+                // `ns::f<T>` is `ns::f`.
+                Some(text.split('<').next().unwrap_or(text).split_whitespace().collect())
+            }
+            _ => None,
+        }?;
+        self.configured.lookup(&written).map(<[Effect]>::to_vec)
+    }
+
+    /// Applies a called function's effects to its arguments; returns what it returns.
+    fn apply(&mut self, n: Node<'_>, effects: &[Effect], args: &[Node<'_>], flow: &mut Flow) -> LocSet {
         let vals: Vec<LocSet> = args.iter().map(|a| self.expr(*a, flow, false)).collect();
         let arg = |i: usize| vals.get(i).cloned().unwrap_or_default();
         let mut ret = LocSet::new();
@@ -1088,6 +1167,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     let l = self.loc_at(n, "alloc", Some(kind), None, true);
                     self.locs[l.0 as usize].allocator = Some(by);
                     ret.insert(l);
+                }
+                Effect::HostAccess { mem, write } => {
+                    self.access(n, &arg(mem), write, flow);
+                }
+                Effect::Returns { kind } => {
+                    ret.insert(self.loc_at(n, "alloc", Some(kind), None, true));
                 }
                 Effect::Free { mem, by, waits } => {
                     let m = self.memory(&arg(mem));

@@ -86,19 +86,34 @@ impl Levels {
         self.set.get(lint.name).copied().unwrap_or(lint.default_level)
     }
 
-    /// The levels a `cuda-lint.toml` gives, as the flags `-A`/`-W`/`-D` each followed by
-    /// `cuda_lint::NAME` (or `cuda_lint::all`), in order.
+    /// The levels that lint flags give, in order: `-A`/`-W`/`-D`/`-F` followed by
+    /// `cuda_lint::NAME` (or `cuda_lint::all`) as the next argument or in the same one
+    /// (`-Dcuda_lint::missing_sync`), as a `cuda-lint.toml` and `cargo cuda-lint -- FLAGS` give
+    /// them. Flags about other lints are left to rustc.
     pub fn from_flags(flags: &[String]) -> Levels {
         let mut set = HashMap::new();
-        for pair in flags.chunks(2) {
-            let [letter, name] = pair else { continue };
-            let level = match letter.as_str() {
+        let mut args = flags.iter();
+        while let Some(flag) = args.next() {
+            let (Some(letter), Some(attached)) = (flag.get(..2), flag.get(2..)) else {
+                continue;
+            };
+            let level = match letter {
                 "-A" => Level::Allow,
                 "-W" => Level::Warn,
                 "-D" | "-F" => Level::Deny,
                 _ => continue,
             };
-            let name = name.trim().trim_start_matches("cuda_lint::");
+            let name = if attached.is_empty() {
+                match args.next() {
+                    Some(n) => n.as_str(),
+                    None => break,
+                }
+            } else {
+                attached
+            };
+            let Some(name) = name.trim().strip_prefix("cuda_lint::") else {
+                continue;
+            };
             for lint in cuda_lint_machine::LINTS {
                 if name == "all" || name == lint.name {
                     set.insert(lint.name, level);
@@ -138,24 +153,45 @@ pub fn find_config(paths: &[PathBuf]) -> Option<PathBuf> {
     None
 }
 
-/// Reads the levels of a `cuda-lint.toml`; errors name the file, line and column.
-pub fn load_levels(path: &Path) -> Result<Levels, String> {
+/// What a `cuda-lint.toml` says: the lints' levels and the functions it describes.
+#[derive(Clone, Debug, Default)]
+pub struct Settings {
+    pub levels: Levels,
+    pub functions: api::Functions,
+    /// What of the file C++ does not use, said once per run.
+    pub notes: Vec<String>,
+}
+
+impl Settings {
+    pub fn from_config(config: &cuda_lint_protocol::config::Config) -> Settings {
+        let (functions, notes) = api::Functions::from_config(&config.functions);
+        Settings {
+            levels: Levels::from_flags(&config.lint_flags),
+            functions,
+            notes,
+        }
+    }
+}
+
+/// Reads a `cuda-lint.toml`; errors name the file, line and column.
+pub fn load_settings(path: &Path) -> Result<Settings, String> {
     cuda_lint_protocol::config::load(path)
-        .map(|c| Levels::from_flags(&c.lint_flags))
+        .map(|c| Settings::from_config(&c))
         .map_err(|e| e.to_string())
 }
 
 /// Checks the files with the default levels.
 pub fn check_files(files: &[PathBuf]) -> Report {
-    check_files_with(files, &Levels::default())
+    check_files_with(files, &Settings::default())
 }
 
 /// Checks the files.
-pub fn check_files_with(files: &[PathBuf], levels: &Levels) -> Report {
+pub fn check_files_with(files: &[PathBuf], settings: &Settings) -> Report {
+    let levels = &settings.levels;
     let mut report = Report {
         files: SimpleFiles::new(),
         findings: Vec::new(),
-        problems: Vec::new(),
+        problems: settings.notes.clone(),
     };
     for path in files {
         let text = match std::fs::read(path) {
@@ -167,7 +203,7 @@ pub fn check_files_with(files: &[PathBuf], levels: &Levels) -> Report {
         };
         let id = report.files.add(path.display().to_string(), text);
         let src = report.files.get(id).map(|f| f.source().clone()).unwrap_or_default();
-        let (found, problem) = check_source(&src, id as u32);
+        let (found, problem) = check_source_with(&src, id as u32, &settings.functions);
         if let Some(p) = problem {
             report.problems.push(format!("{}: {p}", path.display()));
         }
@@ -190,6 +226,11 @@ pub fn check_files_with(files: &[PathBuf], levels: &Levels) -> Report {
 
 /// Checks one source text; also says which lines it could not parse.
 pub fn check_source(src: &str, file: u32) -> (Vec<Finding<Site>>, Option<String>) {
+    check_source_with(src, file, &api::Functions::default())
+}
+
+/// Checks one source text with the functions a `cuda-lint.toml` describes.
+pub fn check_source_with(src: &str, file: u32, functions: &api::Functions) -> (Vec<Finding<Site>>, Option<String>) {
     let mut parser = tree_sitter::Parser::new();
     if parser.set_language(&tree_sitter_cuda::LANGUAGE.into()).is_err() {
         return (Vec::new(), Some("the CUDA grammar could not be loaded".into()));
@@ -211,7 +252,7 @@ pub fn check_source(src: &str, file: u32) -> (Vec<Finding<Site>>, Option<String>
             if lines.len() > 10 { ", ..." } else { "" }
         ));
     }
-    let (found, too_deep) = FileAnalysis::new(src, file).run(root);
+    let (found, too_deep) = FileAnalysis::new(src, file).with_functions(functions.clone()).run(root);
     if let Some(at) = too_deep {
         let line = src.get(..at).map_or(0, |s| s.matches('\n').count()) + 1;
         problems.push(format!(
@@ -345,6 +386,12 @@ pub fn render_json(report: &Report) -> String {
 
 /// A report for CI (`sarif`, `github`, `gitlab`), as `cargo cuda-lint` writes it.
 pub fn render_ci(report: &Report, format: cuda_lint_protocol::output::Format, root: &Path) -> String {
+    format.emit(&ci_findings(report, root), root)
+}
+
+/// The findings in the form the CI reports take them (paths relative to `root`), so that
+/// `cargo cuda-lint --cuda-sources` puts the C++ ones in the same report as the Rust ones.
+pub fn ci_findings(report: &Report, root: &Path) -> Vec<cuda_lint_protocol::output::Finding> {
     use cuda_lint_protocol::output::{Finding as Out, Label as OutLabel, Level as OutLevel, Span as OutSpan};
     let span_of = |s: Site| {
         let (path, line, col) = position(report, s);
@@ -362,7 +409,7 @@ pub fn render_ci(report: &Report, format: cuda_lint_protocol::output::Format, ro
             column_end: if line_end > line { col_end } else { col_end.max(col) },
         }
     };
-    let findings: Vec<Out> = report
+    report
         .findings
         .iter()
         .map(|r| {
@@ -411,8 +458,7 @@ pub fn render_ci(report: &Report, format: cuda_lint_protocol::output::Format, ro
                 source_line: src[line_start..line_end].to_string(),
             }
         })
-        .collect();
-    format.emit(&findings, root)
+        .collect()
 }
 
 /// (path, 1-based line, 1-based column) of a site.

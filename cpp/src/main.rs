@@ -63,18 +63,18 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // Levels from cuda-lint.toml, when there is one; a mistake in it stops the run.
-    let levels = match cuda_lint_cpp::find_config(&paths) {
-        Some(path) => match cuda_lint_cpp::load_levels(&path) {
-            Ok(levels) => levels,
+    // Levels and functions from cuda-lint.toml, when there is one; a mistake in it stops the run.
+    let settings = match cuda_lint_cpp::find_config(&paths) {
+        Some(path) => match cuda_lint_cpp::load_settings(&path) {
+            Ok(settings) => settings,
             Err(e) => {
                 eprintln!("error: {e}");
                 return ExitCode::from(2);
             }
         },
-        None => cuda_lint_cpp::Levels::default(),
+        None => cuda_lint_cpp::Settings::default(),
     };
-    let report = cuda_lint_cpp::check_files_with(&files, &levels);
+    let report = cuda_lint_cpp::check_files_with(&files, &settings);
     for p in &report.problems {
         eprintln!("warning: {p}");
     }

@@ -110,3 +110,90 @@ fn clean_code_exits_0() {
     let out = run(&dir, &["."]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
 }
+
+const VENDOR: &str = r#"#include <cuda_runtime.h>
+namespace vendor { void wait_all(); float* staging(size_t n); struct Queue { void finish(); }; }
+
+__global__ void fill(float* x, int n) { if (threadIdx.x < n) x[threadIdx.x] = 1.0f; }
+
+float read_after_the_vendor_waits(int n, cudaStream_t s) {
+    float* h;
+    float* d;
+    cudaMallocHost(&h, n * sizeof(float));
+    cudaMalloc(&d, n * sizeof(float));
+    fill<<<1, 256, 0, s>>>(d, n);
+    cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
+    vendor::wait_all();
+    return h[0]; // READ-AFTER-FREE-FUNCTION
+}
+
+float read_after_the_queue_finishes(int n, cudaStream_t s, vendor::Queue& q) {
+    float* h;
+    float* d;
+    cudaMallocHost(&h, n * sizeof(float));
+    cudaMalloc(&d, n * sizeof(float));
+    cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
+    q.finish();
+    return h[0]; // READ-AFTER-METHOD
+}
+
+void upload_from_the_vendor_staging(int n, cudaStream_t s) {
+    float* d;
+    cudaMalloc(&d, n * sizeof(float));
+    float* h = vendor::staging(n);
+    cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s); // STAGED-COPY
+    cudaStreamSynchronize(s);
+}
+"#;
+
+#[test]
+fn functions_from_cuda_lint_toml_describe_calls_the_file_cannot_see() {
+    let dir = scratch("functions");
+    std::fs::remove_file(dir.join("runtime_api.cu")).unwrap();
+    std::fs::write(dir.join("vendor.cu"), VENDOR).unwrap();
+    let line = |marker: &str| VENDOR.lines().position(|l| l.contains(marker)).unwrap() + 1;
+    let lines = |out: &Output| -> Vec<String> {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| {
+                let lint = l.rsplit(' ').next().unwrap_or("");
+                format!("{}: {}", l.split(": ").take(2).collect::<Vec<_>>().join(": "), lint)
+            })
+            .collect()
+    };
+    // Without the file: both reads are unsynchronised, the staging memory is unknown.
+    let before = run(&dir, &["--message-format=short", "."]);
+    assert_eq!(
+        lines(&before),
+        [
+            format!(
+                "./vendor.cu:{}:12: error: [cuda_lint::missing_sync]",
+                line("FREE-FUNCTION")
+            ),
+            format!("./vendor.cu:{}:12: error: [cuda_lint::missing_sync]", line("METHOD")),
+        ],
+        "{}",
+        String::from_utf8_lossy(&before.stdout)
+    );
+    std::fs::write(
+        dir.join("cuda-lint.toml"),
+        "[[functions]]\npath = \"vendor::wait_all\"\neffects = [\"sync(all)\"]\n\n\
+         [[functions]]\npath = \"vendor::Queue::finish\"\neffects = [\"sync(all)\"]\n\n\
+         [[functions]]\npath = \"vendor::staging\"\neffects = [\"returns(pageable)\"]\n\n\
+         [[functions]]\npath = \"vendor::launch_it\"\neffects = [\"launch(stream = 0, reads = [1], writes = [1])\"]\n",
+    )
+    .unwrap();
+    let after = run(&dir, &["--message-format=short", "."]);
+    assert_eq!(
+        lines(&after),
+        [format!(
+            "./vendor.cu:{}:5: warning: [cuda_lint::pageable_async_copy]",
+            line("STAGED-COPY")
+        )],
+        "{}",
+        String::from_utf8_lossy(&after.stdout)
+    );
+    // What C++ does not take from the file is said, not dropped silently.
+    let err = String::from_utf8_lossy(&after.stderr);
+    assert!(err.contains("`vendor::launch_it` is not applied to C++ calls"), "{err}");
+}

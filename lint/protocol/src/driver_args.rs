@@ -26,11 +26,21 @@ pub fn split(value: &str) -> Vec<String> {
         .collect()
 }
 
-/// Where a workspace is: its root and its target directory.
+/// Where a workspace is: its root, its target directory and its members' directories.
 #[cfg(feature = "reports")]
 pub struct WorkspaceDirs {
     pub root: PathBuf,
     pub target: PathBuf,
+    pub members: Vec<MemberDir>,
+}
+
+/// A workspace member: its package name, the directory of its `Cargo.toml`, and whether cargo
+/// builds it when no package is named (`workspace.default-members`).
+#[cfg(feature = "reports")]
+pub struct MemberDir {
+    pub name: String,
+    pub dir: PathBuf,
+    pub default: bool,
 }
 
 /// The workspace's root and target directories, asked of `cargo metadata --no-deps` (once)
@@ -58,9 +68,39 @@ pub fn workspace_dirs(cmd: &Command) -> Option<WorkspaceDirs> {
     }
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
     let path = |field: &str| json.get(field)?.as_str().map(PathBuf::from);
+    let ids = |field: &str| -> Vec<String> {
+        json.get(field)
+            .and_then(|v| v.as_array())
+            .map(|a| a.iter().filter_map(|id| id.as_str().map(String::from)).collect())
+            .unwrap_or_default()
+    };
+    let (members, defaults) = (ids("workspace_members"), ids("workspace_default_members"));
+    let members = json
+        .get("packages")
+        .and_then(|p| p.as_array())
+        .map(|packages| {
+            packages
+                .iter()
+                .filter_map(|p| {
+                    let id = p.get("id")?.as_str()?;
+                    let manifest = PathBuf::from(p.get("manifest_path")?.as_str()?);
+                    if !members.iter().any(|m| m == id) {
+                        return None;
+                    }
+                    Some(MemberDir {
+                        name: p.get("name")?.as_str()?.to_string(),
+                        dir: manifest.parent()?.to_path_buf(),
+                        // Without the field (older cargo), every member is a default one.
+                        default: defaults.is_empty() || defaults.iter().any(|d| d == id),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     Some(WorkspaceDirs {
         root: path("workspace_root")?,
         target: path("target_directory")?,
+        members,
     })
 }
 

@@ -30,6 +30,9 @@ Options:
                         human (default), short, json, json-diagnostic-*: cargo's own output;
                         sarif, github, gitlab: a report of cuda-lint's findings on stdout
                         (SARIF 2.1.0, GitHub workflow commands, GitLab Code Quality JSON)
+    --cuda-sources      Also check the CUDA C++ host code the packages ship (.cu, .cuh, .cpp,
+                        .cc, .cxx, .c, .h, .hpp under each package's directory) with the
+                        C++ front end (`cuda-lint check`): same lints, levels and report
     --fix               Apply the machine-applicable suggestions (through `cargo fix`, as
                         `cargo clippy --fix` does); refuses on a dirty tree unless
                         --allow-dirty (or --allow-staged, --allow-no-vcs)
@@ -103,7 +106,16 @@ fn main() -> ExitCode {
         eprintln!("error: `--fix` prints cargo's own output; it cannot be combined with a report format");
         return ExitCode::from(2);
     }
-    let cargo_args: Vec<String> = cargo_args.iter().filter(|a| *a != "--fix").cloned().collect();
+    let cuda_sources = cargo_args.iter().any(|a| a == "--cuda-sources");
+    if fix && cuda_sources {
+        eprintln!("error: `--fix` applies Rust suggestions only; run it without `--cuda-sources`");
+        return ExitCode::from(2);
+    }
+    let cargo_args: Vec<String> = cargo_args
+        .iter()
+        .filter(|a| *a != "--fix" && *a != "--cuda-sources")
+        .cloned()
+        .collect();
     let cargo_args = &cargo_args[..];
 
     let driver = match env::current_exe() {
@@ -151,13 +163,43 @@ fn main() -> ExitCode {
         .env("RUSTUP_TOOLCHAIN", env!("CUDA_LINT_TOOLCHAIN"));
     let dirs = cuda_lint_protocol::driver_args::workspace_dirs(&cmd);
 
+    // The C++ sources are found before cargo runs, so that a bad selection stops early.
+    let cuda_source_files = if cuda_sources {
+        let Some(dirs) = &dirs else {
+            eprintln!("error: `--cuda-sources` needs the workspace's packages, and `cargo metadata` failed");
+            return ExitCode::from(2);
+        };
+        match cuda_source_dirs(cargo_args, dirs).and_then(|d| cuda_lint_cpp::source_files(&d)) {
+            // Shown relative to the current directory, as cargo shows the Rust ones.
+            Ok(files) => {
+                let here = env::current_dir().unwrap_or_default();
+                Some(
+                    files
+                        .into_iter()
+                        .map(|f| f.strip_prefix(&here).map(Path::to_path_buf).unwrap_or(f))
+                        .collect::<Vec<_>>(),
+                )
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        None
+    };
+
     // cuda-lint.toml: its levels come before the flags after `--`, which win.
     let mut flags = Vec::new();
+    let mut cpp_settings = cuda_lint_cpp::Settings::default();
     if let Some(dirs) = &dirs {
         let path = dirs.root.join(config::FILE_NAME);
         if path.is_file() {
             match config::load(&path) {
                 Ok(config) => {
+                    if cuda_source_files.is_some() {
+                        cpp_settings = cuda_lint_cpp::Settings::from_config(&config);
+                    }
                     flags.extend(config.lint_flags);
                     cmd.env(config::ENV_VAR, &path);
                 }
@@ -182,11 +224,34 @@ fn main() -> ExitCode {
         .map(|d| d.root)
         .or_else(|| env::current_dir().ok())
         .unwrap_or_default();
+    // The C++ front end, with the same levels (`cuda-lint.toml`, then the flags after `--`).
+    let cpp = cuda_source_files.map(|files| {
+        // The flags after `--` come after the file's levels, and win.
+        cpp_settings.levels = cuda_lint_cpp::Levels::from_flags(&flags);
+        let report = cuda_lint_cpp::check_files_with(&files, &cpp_settings);
+        (files.len(), report)
+    });
     let status = match report {
-        None => cmd.status(),
-        Some(format) => run_report(cmd, format, &workspace_root),
+        None => {
+            let status = cmd.status();
+            if let Some((count, report)) = &cpp {
+                for p in &report.problems {
+                    eprintln!("warning: {p}");
+                }
+                eprint!(
+                    "{}",
+                    cuda_lint_cpp::render_human(report, std::io::stderr().is_terminal())
+                );
+                eprintln!("cuda-lint: {count} CUDA C++ file(s) checked, {}", cpp_summary(report));
+            }
+            status
+        }
+        Some(format) => run_report(cmd, format, &workspace_root, cpp.as_ref().map(|(_, r)| r)),
     };
+    let cpp_failed = cpp.as_ref().is_some_and(|(_, r)| r.has_errors());
     match status {
+        // A deny-level finding in C++ fails the run as one in Rust does (cargo's 101).
+        Ok(status) if status.success() && cpp_failed => ExitCode::from(101),
         Ok(status) if status.success() => ExitCode::SUCCESS,
         Ok(status) => ExitCode::from(status.code().unwrap_or(101).clamp(1, 255) as u8),
         Err(e) => {
@@ -199,7 +264,12 @@ fn main() -> ExitCode {
 /// Runs `cmd` with JSON diagnostics and writes the `format` report of cuda-lint's findings to
 /// stdout, and nothing else: other diagnostics go to stderr as rustc renders them, and cargo's
 /// own progress and errors go to stderr as always. Returns cargo's exit status.
-fn run_report(mut cmd: Command, format: Format, workspace_root: &Path) -> std::io::Result<ExitStatus> {
+fn run_report(
+    mut cmd: Command,
+    format: Format,
+    workspace_root: &Path,
+    cpp: Option<&cuda_lint_cpp::Report>,
+) -> std::io::Result<ExitStatus> {
     let root = report_root(workspace_root);
     let json = if std::io::stderr().is_terminal() {
         "json-diagnostic-rendered-ansi"
@@ -225,6 +295,12 @@ fn run_report(mut cmd: Command, format: Format, workspace_root: &Path) -> std::i
         }
     }
     let status = child.wait()?;
+    if let Some(cpp) = cpp {
+        for p in &cpp.problems {
+            eprintln!("warning: {p}");
+        }
+        findings.extend(cuda_lint_cpp::ci_findings(cpp, &root));
+    }
     // One diagnostic may come from two targets of a crate (its lib and its tests).
     findings.sort();
     findings.dedup();
@@ -240,6 +316,70 @@ fn run_report(mut cmd: Command, format: Format, workspace_root: &Path) -> std::i
         format.name()
     );
     Ok(status)
+}
+
+/// The directories whose C++ sources `--cuda-sources` checks: the packages cargo checks
+/// (`-p`/`--package`, `--workspace`/`--all`, else the package of the current directory, else
+/// the default members).
+fn cuda_source_dirs(
+    cargo_args: &[String],
+    dirs: &cuda_lint_protocol::driver_args::WorkspaceDirs,
+) -> Result<Vec<PathBuf>, String> {
+    let mut named = Vec::new();
+    let mut args = cargo_args.iter();
+    let mut all = false;
+    while let Some(a) = args.next() {
+        if a == "-p" || a == "--package" {
+            named.extend(args.next().cloned());
+        } else if let Some(v) = a.strip_prefix("--package=").or_else(|| a.strip_prefix("-p")) {
+            named.push(v.to_string());
+        } else if a == "--workspace" || a == "--all" {
+            all = true;
+        }
+    }
+    if all {
+        return Ok(dirs.members.iter().map(|m| m.dir.clone()).collect());
+    }
+    if !named.is_empty() {
+        return named
+            .iter()
+            .map(|n| {
+                // `-p name@version` and `-p name:version` name the package too.
+                let bare = n.split(['@', ':']).next().unwrap_or(n);
+                dirs.members
+                    .iter()
+                    .find(|m| m.name == bare)
+                    .map(|m| m.dir.clone())
+                    .ok_or_else(|| format!("`--cuda-sources`: package `{n}` is not a member of the workspace"))
+            })
+            .collect();
+    }
+    let here = env::current_dir().unwrap_or_default();
+    // The innermost member whose directory holds the current one, unless that is the root of
+    // a workspace whose root is no package.
+    if let Some(member) = dirs
+        .members
+        .iter()
+        .filter(|m| here.starts_with(&m.dir))
+        .max_by_key(|m| m.dir.components().count())
+    {
+        return Ok(vec![member.dir.clone()]);
+    }
+    Ok(dirs
+        .members
+        .iter()
+        .filter(|m| m.default)
+        .map(|m| m.dir.clone())
+        .collect())
+}
+
+fn cpp_summary(report: &cuda_lint_cpp::Report) -> String {
+    let errors = report
+        .findings
+        .iter()
+        .filter(|r| r.level == cuda_lint_machine::Level::Deny)
+        .count();
+    format!("{errors} error(s), {} warning(s)", report.findings.len() - errors)
 }
 
 /// Paths in reports are relative to the repository: the CI's checkout directory
