@@ -195,3 +195,31 @@ fn anything_parses_without_a_panic() {
         );
     }
 }
+
+/// `examples/cpp/`: each `<lint>_bug.cu` (run on a GPU by `examples/cpp/run.sh`) is reported
+/// for its own lint and nothing else; each `<lint>_fixed.cu` for nothing.
+#[test]
+fn cpp_examples_report_their_own_lint_only() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/cpp");
+    let mut failures = Vec::new();
+    let mut pairs = 0;
+    for f in files("../examples/cpp", "cu") {
+        let stem = f.file_stem().unwrap().to_string_lossy().into_owned();
+        let got = found(&f);
+        let lints: BTreeSet<&str> = got.iter().map(|(_, l)| l.as_str()).collect();
+        if let Some(lint) = stem.strip_suffix("_bug") {
+            pairs += 1;
+            if lints != BTreeSet::from([lint]) {
+                failures.push(format!("{stem}: expected only `{lint}`, got {got:?}"));
+            }
+            if !dir.join(format!("{lint}_fixed.cu")).exists() {
+                failures.push(format!("{stem}: no {lint}_fixed.cu"));
+            }
+        } else if !got.is_empty() {
+            failures.push(format!("{stem}: expected nothing, got {got:?}"));
+        }
+    }
+    // One pair per lint.
+    assert_eq!(pairs, cuda_lint_machine::LINTS.len(), "{failures:?}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
