@@ -58,7 +58,26 @@ struct Flow {
     /// while the variables keep their values: a later test of the same variable takes the
     /// same way (see [`FileAnalysis::branch`]).
     facts: BTreeMap<String, Fact>,
+    /// Local variables that are objects in host memory (structs, scalars): their storage, for
+    /// `&x`, `x.field` and a reference to `x` handed to a helper.
+    objects: BTreeMap<String, Loc>,
+    /// What the pointer fields of objects hold (`s.d_buf`, `s->h_buf`, `this->h_buf`), by the
+    /// object's location and the field's name; `[]`: the elements of an array of pointers.
+    fields: BTreeMap<(Loc, String), LocSet>,
+    /// A status variable and what the call that set it started or mapped (`err =
+    /// cudaMemcpyAsync(...)`): in its failure branch none of it happened.
+    statuses: BTreeMap<String, Started>,
 }
+
+/// What one call started: work enqueued, VMM views mapped.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Started {
+    ops: Vec<OpId>,
+    mapped: Vec<LocSet>,
+}
+
+/// The field name under which an array's elements are kept.
+const ELEMENTS: &str = "[]";
 
 /// What a path knows of a variable it tested.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,6 +124,12 @@ impl Flow {
         for (k, v) in &other.vars {
             self.vars.entry(k.clone()).or_default().union_with(v);
         }
+        for (k, v) in &other.fields {
+            self.fields.entry(k.clone()).or_default().union_with(v);
+        }
+        for (k, v) in &other.objects {
+            self.objects.entry(k.clone()).or_insert(*v);
+        }
         self.m.join(&other.m);
         self.capturing.union_with(&other.capturing);
         self.facts.retain(|k, v| other.facts.get(k) == Some(v));
@@ -120,10 +145,19 @@ pub struct FileAnalysis<'s, 't> {
     src: &'s str,
     file: u32,
     locs: Vec<LocInfo>,
-    by_site: HashMap<(u32, &'static str), Loc>,
+    /// Memory made at a site, per chain of calls of the file's functions that reached it (a
+    /// helper called twice makes two allocations; a loop passing a site again, the same one).
+    by_site: HashMap<(Vec<u32>, u32, &'static str), Loc>,
     machine: Machine,
     op_sites: Vec<(Site, Option<String>)>,
-    op_by_site: HashMap<u32, OpId>,
+    op_by_site: HashMap<(Vec<u32>, u32), OpId>,
+    /// The calls being run inline, by the start of each call, outermost first.
+    call_sites: Vec<u32>,
+    /// Views into VMM reservations, by reservation and offset as written.
+    views: HashMap<(Loc, String), Loc>,
+    /// For each function run inline, the text of the argument each parameter was given (a
+    /// flag such as `cudaHostAllocWriteCombined` passed through a helper).
+    param_texts: Vec<HashMap<String, String>>,
     legacy: Loc,
     /// A value the analysis does not know (a call it cannot see returned it): kept beside what
     /// a variable may point to, so that a release is not judged where the memory may be another.
@@ -135,6 +169,8 @@ pub struct FileAnalysis<'s, 't> {
     unseen_kernels: HashMap<u32, String>,
     /// What `cuda-lint.toml` says functions do (`[[functions]]`).
     configured: api::Functions,
+    /// Everything started so far, in order (a call's part is what it appended).
+    started: Started,
     /// Where a statement or expression first lay deeper than `MAX_DEPTH` (it was not checked).
     too_deep: Option<usize>,
     /// The file's host functions by name (the first definition of each).
@@ -155,6 +191,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             machine: Machine::new(),
             op_sites: Vec::new(),
             op_by_site: HashMap::new(),
+            call_sites: Vec::new(),
+            views: HashMap::new(),
+            param_texts: Vec::new(),
             legacy: Loc(0),
             unknown: Loc(0),
             findings: BTreeMap::new(),
@@ -162,6 +201,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             too_deep: None,
             unseen_kernels: HashMap::new(),
             configured: api::Functions::default(),
+            started: Started::default(),
             functions: HashMap::new(),
             inlined: Vec::new(),
             returns: Vec::new(),
@@ -196,6 +236,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     && let Some(body) = n.child_by_field_name("body")
                 {
                     let mut flow = Flow::default();
+                    self.bind_own_parameters(n, &mut flow);
                     self.statement(body, &mut flow);
                 }
                 continue;
@@ -229,6 +270,264 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         (findings, self.too_deep)
     }
 
+    /// What a function's own parameters and `this` are when it is analysed on its own: a
+    /// `std::vector` parameter is pageable host memory; a method's `this` is an object.
+    fn bind_own_parameters(&mut self, def: Node<'_>, flow: &mut Flow) {
+        let Some(decl) = def.child_by_field_name("declarator") else {
+            return;
+        };
+        if let Some(list) = find_kind(decl, "parameter_list") {
+            let mut c = list.walk();
+            let params: Vec<Node> = list.named_children(&mut c).collect();
+            for p in params {
+                let ty = p.child_by_field_name("type").map(|t| self.text(t)).unwrap_or("");
+                let Some(d) = p.child_by_field_name("declarator") else {
+                    continue;
+                };
+                let Some(name) = declared_name(d, self.src) else {
+                    continue;
+                };
+                if !contains_kind(d, "pointer_declarator") && (ty.contains("vector") || ty.contains("array<")) {
+                    let l = self.loc_at(d, "var", Some(MemKind::Pageable), Some(name.clone()), false);
+                    flow.vars.insert(name, LocSet::single(l));
+                }
+            }
+        }
+        // A method (`C::m` defined outside its class, or inside a class body): `this`.
+        let in_class = def.parent().is_some_and(|p| p.kind() == "field_declaration_list");
+        let qualified = find_kind(decl, "qualified_identifier").is_some();
+        if in_class || qualified {
+            let this = self.loc_at(def, "this", None, Some("this".into()), false);
+            flow.vars.insert("this".into(), LocSet::single(this));
+        }
+    }
+
+    /// The text of an argument, a parameter of a function run inline read as the caller's
+    /// argument.
+    fn argument_text(&self, a: Node<'_>) -> String {
+        let text = self.text(a).trim();
+        match self.param_texts.last().and_then(|m| m.get(text)) {
+            Some(t) => t.clone(),
+            None => text.to_string(),
+        }
+    }
+
+    fn mark(&self) -> (usize, usize) {
+        (self.started.ops.len(), self.started.mapped.len())
+    }
+
+    fn since(&self, (ops, mapped): (usize, usize)) -> Started {
+        Started {
+            ops: self.started.ops.get(ops..).unwrap_or_default().to_vec(),
+            mapped: self.started.mapped.get(mapped..).unwrap_or_default().to_vec(),
+        }
+    }
+
+    /// On the branch of `if (cond)` taken (`taken`) where `cond` says a call failed
+    /// (`err != cudaSuccess`, `res != CUDA_SUCCESS`, `err`, `!ok`... of a status variable, or
+    /// of the call itself: `direct`), nothing the call started happened: its work is not
+    /// running, its mapping not made.
+    fn failed_branch(&self, cond: Node<'_>, direct: &Started, taken: bool, flow: &mut Flow) {
+        let Some((subject, failed_when)) = failure_test(cond, self.src) else {
+            return;
+        };
+        if taken != failed_when {
+            return;
+        }
+        let started = if subject.kind() == "identifier" {
+            match flow.statuses.get(self.text(subject)) {
+                Some(s) => s.clone(),
+                None => return,
+            }
+        } else if subject.kind() == "call_expression" {
+            direct.clone()
+        } else {
+            return;
+        };
+        let ops: cuda_lint_machine::OpSet = started.ops.iter().copied().collect();
+        flow.m.finish(&ops);
+        for views in &started.mapped {
+            self.machine.map_failed(&mut flow.m, views);
+        }
+    }
+
+    /// Stores what an API call made (`l`) where its out-parameter `a` points: a variable
+    /// (`&p`), a field (`&s.d_buf`) or an element (`&rows[i]`). `handle`: a stream or event,
+    /// named after the variable whatever it was named before.
+    fn store_out(&mut self, a: Option<Node<'_>>, l: Loc, flow: &mut Flow, handle: bool) {
+        let Some(a) = a else { return };
+        let name = if let Some(var) = out_var(a, self.src) {
+            flow.vars.insert(var.clone(), LocSet::single(l));
+            var
+        } else if let Some((objs, field)) = self.out_field(a, flow) {
+            self.store_field(&objs, &field, &LocSet::single(l), flow);
+            let mut text = self
+                .text(a)
+                .trim_start_matches(|c: char| c != '&')
+                .trim_start_matches('&');
+            text = text.trim_start_matches("this->");
+            text.trim_end_matches(')').to_string()
+        } else {
+            return;
+        };
+        if handle {
+            self.locs[l.0 as usize].name = Some(name);
+        } else {
+            self.name_new(&LocSet::single(l), &name);
+        }
+    }
+
+    /// `s.f = v`, `s->f = v`, `a[i] = v`: what the field or element now holds.
+    fn store_through(&mut self, left: Node<'_>, value: &LocSet, flow: &mut Flow) {
+        match left.kind() {
+            "field_expression" => {
+                let arrow = left
+                    .child_by_field_name("operator")
+                    .is_some_and(|o| self.text(o) == "->");
+                let (Some(x), Some(f)) = (left.child_by_field_name("argument"), left.child_by_field_name("field"))
+                else {
+                    return;
+                };
+                let objs = self.object_of(x, arrow, flow);
+                let field = self.text(f).to_string();
+                self.name_new(value, &self.text(left).replace("this->", ""));
+                self.store_field(&objs, &field, value, flow);
+            }
+            "subscript_expression" => {
+                let Some(arr) = left.child_by_field_name("argument") else {
+                    return;
+                };
+                let objs = self.expr(arr, flow, false);
+                self.store_field(&objs, ELEMENTS, value, flow);
+            }
+            _ => {}
+        }
+    }
+
+    /// The objects `a` may be in a field access `a.f` (`arrow`: `a->f`).
+    fn object_of(&mut self, a: Node<'_>, arrow: bool, flow: &mut Flow) -> LocSet {
+        if arrow {
+            return self.expr(a, flow, false);
+        }
+        match a.kind() {
+            "identifier" => {
+                let name = self.text(a);
+                match flow.objects.get(name) {
+                    Some(&o) => LocSet::single(o),
+                    // A reference parameter of a helper: bound to the caller's object.
+                    None => flow.vars.get(name).cloned().unwrap_or_default(),
+                }
+            }
+            // `(*p).f`, `p[i].f`: the object `p` points to.
+            "parenthesized_expression" => match a.named_child(0) {
+                Some(inner) if inner.kind() == "pointer_expression" => inner
+                    .child_by_field_name("argument")
+                    .map(|p| self.expr(p, flow, false))
+                    .unwrap_or_default(),
+                Some(inner) => self.object_of(inner, false, flow),
+                None => LocSet::new(),
+            },
+            "subscript_expression" => a
+                .child_by_field_name("argument")
+                .map(|p| self.expr(p, flow, false))
+                .unwrap_or_default(),
+            // `a.b.c`: the object `a.b` is kept as `a`'s field.
+            "field_expression" => {
+                let inner_arrow = a.child_by_field_name("operator").is_some_and(|o| self.text(o) == "->");
+                let (Some(x), Some(f)) = (a.child_by_field_name("argument"), a.child_by_field_name("field")) else {
+                    return LocSet::new();
+                };
+                let objs = self.object_of(x, inner_arrow, flow);
+                let field = self.text(f).to_string();
+                objs.iter()
+                    .map(|o| {
+                        let key = (o, format!("{field}."));
+                        if let Some(v) = flow.fields.get(&key) {
+                            return v.clone();
+                        }
+                        // The nested object, made once per site and kept.
+                        let l = self.loc_at(a, "field-object", None, None, false);
+                        flow.fields.insert(key, LocSet::single(l));
+                        LocSet::single(l)
+                    })
+                    .fold(LocSet::new(), |mut acc, v| {
+                        acc.union_with(&v);
+                        acc
+                    })
+            }
+            _ => LocSet::new(),
+        }
+    }
+
+    /// What the field `field` of the objects `objs` holds.
+    fn field_value(&self, objs: &LocSet, field: &str, flow: &Flow) -> LocSet {
+        let mut out = LocSet::new();
+        for o in objs.iter() {
+            if let Some(v) = flow.fields.get(&(o, field.to_string())) {
+                out.union_with(v);
+            }
+        }
+        out
+    }
+
+    /// Stores `value` in the field of the objects: replaced when the object is one, else added.
+    fn store_field(&mut self, objs: &LocSet, field: &str, value: &LocSet, flow: &mut Flow) {
+        let strong = objs.iter().count() == 1 && field != ELEMENTS;
+        for o in objs.iter() {
+            let slot = flow.fields.entry((o, field.to_string())).or_default();
+            if strong {
+                *slot = value.clone();
+            } else {
+                slot.union_with(value);
+            }
+        }
+    }
+
+    /// Where an out-parameter (`&s.d_buf`, `&this->d`, `&rows[i]`, through casts) stores: the
+    /// objects and the field. `None` for a plain variable or what is not known.
+    fn out_field(&mut self, a: Node<'_>, flow: &mut Flow) -> Option<(LocSet, String)> {
+        let mut cur = a;
+        for _ in 0..8 {
+            match cur.kind() {
+                "pointer_expression" => {
+                    let target = cur.child_by_field_name("argument")?;
+                    return match target.kind() {
+                        "field_expression" => {
+                            let arrow = target
+                                .child_by_field_name("operator")
+                                .is_some_and(|o| self.text(o) == "->");
+                            let x = target.child_by_field_name("argument")?;
+                            let f = self.text(target.child_by_field_name("field")?).to_string();
+                            let objs = self.object_of(x, arrow, flow);
+                            if arrow {
+                                // The host writes the field through the pointer.
+                                self.access(target, &objs, true, flow);
+                            }
+                            Some((objs, f))
+                        }
+                        "subscript_expression" => {
+                            let arr = target.child_by_field_name("argument")?;
+                            let objs = self.expr(arr, flow, false);
+                            // `cudaMalloc(&rows[i], n)` writes `rows[i]` on the host.
+                            self.access(target, &objs, true, flow);
+                            Some((objs, ELEMENTS.to_string()))
+                        }
+                        _ => None,
+                    };
+                }
+                "cast_expression" => cur = cur.child_by_field_name("value")?,
+                "parenthesized_expression" => cur = cur.named_child(0)?,
+                "call_expression" => {
+                    // `reinterpret_cast<void**>(&s.d)`
+                    let list = cur.child_by_field_name("arguments")?;
+                    cur = list.named_child(0)?;
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+
     fn collect_functions(&mut self, root: Node<'t>) {
         let mut stack = vec![root];
         while let Some(n) = stack.pop() {
@@ -249,7 +548,15 @@ impl<'s, 't> FileAnalysis<'s, 't> {
 
     /// Runs the file's own function `def` in the caller's state, its parameters bound to
     /// `args`; what it returns.
-    fn inline(&mut self, name: &'s str, def: Node<'t>, args: &[LocSet], flow: &mut Flow) -> LocSet {
+    fn inline(
+        &mut self,
+        call: u32,
+        name: &'s str,
+        def: Node<'t>,
+        args: &[LocSet],
+        texts: &[String],
+        flow: &mut Flow,
+    ) -> LocSet {
         let Some(body) = def.child_by_field_name("body") else {
             return LocSet::new();
         };
@@ -267,21 +574,33 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
         }
         let caller_vars = std::mem::take(&mut flow.vars);
+        let caller_objects = std::mem::take(&mut flow.objects);
         for (p, v) in params.iter().zip(args) {
             if let Some(p) = p {
                 flow.vars.insert(p.clone(), v.clone());
             }
         }
+        self.param_texts.push(
+            params
+                .iter()
+                .zip(texts)
+                .filter_map(|(p, t)| Some((p.clone()?, t.clone())))
+                .collect(),
+        );
         self.inlined.push(name);
+        self.call_sites.push(call);
         self.returns.push((None, LocSet::new()));
         self.statement(body, flow);
         let (returned, ret) = self.returns.pop().unwrap_or_default();
+        self.call_sites.pop();
         self.inlined.pop();
+        self.param_texts.pop();
         if let Some(r) = returned {
             flow.join(&r);
         }
         flow.dead = false;
         flow.vars = caller_vars;
+        flow.objects = caller_objects;
         ret
     }
 
@@ -330,7 +649,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         name: Option<String>,
         allocated: bool,
     ) -> Loc {
-        let key = (n.start_byte() as u32, what);
+        let key = (self.call_sites.clone(), n.start_byte() as u32, what);
         if let Some(&l) = self.by_site.get(&key) {
             return l;
         }
@@ -406,10 +725,17 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 }
             }
             "if_statement" => {
+                let mark = self.mark();
                 if let Some(c) = n.child_by_field_name("condition") {
                     self.expr(c, flow, false);
                 }
+                let direct = self.since(mark);
+                let cond = n.child_by_field_name("condition");
                 let mut other = flow.clone();
+                if let Some(c) = cond {
+                    self.failed_branch(c, &direct, true, flow);
+                    self.failed_branch(c, &direct, false, &mut other);
+                }
                 if let Some(then) = n.child_by_field_name("consequence") {
                     self.statement(then, flow);
                 }
@@ -429,6 +755,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             "switch_statement" => self.switch(n, flow),
             "return_statement" => {
                 let value = match n.named_child(0) {
+                    // A local object returned by value: the caller's variable is that object.
+                    Some(e) if e.kind() == "identifier" && flow.objects.contains_key(self.text(e)) => flow
+                        .objects
+                        .get(self.text(e))
+                        .map(|o| LocSet::single(*o))
+                        .unwrap_or_default(),
                     Some(e) => self.expr(e, flow, false),
                     None => LocSet::new(),
                 };
@@ -478,7 +810,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     }
                     return Some(vec![std::mem::take(flow)]);
                 };
+                let mark = self.mark();
                 self.expr(cond, flow, false);
+                let direct = self.since(mark);
                 let known = flow.facts.get(&test.var).and_then(|f| f.equals(&test.value));
                 let holds = known.map(|eq| eq == test.when_equal);
                 let mut out = Vec::new();
@@ -505,6 +839,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         };
                         part.facts.insert(test.var.clone(), fact);
                     }
+                    self.failed_branch(cond, &direct, taken, &mut part);
                     let body = if taken { then } else { alt };
                     if let Some(b) = body {
                         self.statement(b, &mut part);
@@ -699,6 +1034,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         if do_while && let Some(b) = body {
             self.statement(b, &mut head);
         }
+        // A loop whose body waits (`for (i...) cudaStreamSynchronize(streams[i])`) is taken to
+        // run at least once: it waits for what the loop before it, over the same range, issued
+        // (the path where it runs zero times is the one where nothing was issued).
+        let waits = !do_while && body.is_some_and(|b| self.waits_inside(b));
+        let mut rounds: Option<Flow> = None;
         for _ in 0..LOOP_ROUNDS {
             let mut round = head.clone();
             if let Some(c) = cond {
@@ -711,6 +1051,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 self.expr(u, &mut round, false);
             }
             round.dead = false;
+            match &mut rounds {
+                Some(r) => r.join(&round),
+                None => rounds = Some(round.clone()),
+            }
             let mut next = head.clone();
             next.join(&round);
             if next == head {
@@ -718,7 +1062,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
             head = next;
         }
-        *flow = head;
+        *flow = match rounds {
+            Some(r) if waits => r,
+            _ => head,
+        };
         // The loop ends where its condition is tested (a `while (cudaEventQuery(e) ==
         // cudaErrorNotReady)` poll has waited by then).
         if !do_while && let Some(c) = cond {
@@ -750,7 +1097,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 }
                 LocSet::single(l)
             } else if let Some(v) = value {
+                let mark = self.mark();
                 let mut vals = self.expr(v, flow, false);
+                let since = self.since(mark);
+                if v.kind() == "call_expression" {
+                    flow.statuses.insert(name.clone(), since);
+                } else {
+                    flow.statuses.remove(&name);
+                }
                 // `cudaStream_t s = 0;`: the legacy stream.
                 if is_null(self.text(v)) && ty.contains("Stream") {
                     vals = LocSet::single(self.legacy);
@@ -767,6 +1121,29 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             } else {
                 LocSet::new()
             };
+            // A local object or scalar (not a handle): host memory of its own, for `&x`; one a
+            // helper of the file returns is the helper's object.
+            let returned_object = value
+                .filter(|v| !is_pointer && self.calls_own_function(*v))
+                .and_then(|_| {
+                    let mut it = target.iter();
+                    match (it.next(), it.next()) {
+                        (Some(o), None) => Some(o),
+                        _ => None,
+                    }
+                });
+            if let Some(o) = returned_object {
+                flow.objects.insert(name.clone(), o);
+            } else if !is_pointer
+                && !is_array
+                && is_host_object_type(ty)
+                && !contains_kind(declarator, "reference_declarator")
+            {
+                let o = self.loc_at(declarator, "object", Some(MemKind::Pageable), Some(name.clone()), false);
+                flow.objects.insert(name.clone(), o);
+            } else {
+                flow.objects.remove(&name);
+            }
             flow.facts.remove(&name);
             if let Some(v) = value
                 && matches!(v.kind(), "true" | "false" | "number_literal")
@@ -775,6 +1152,45 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
             flow.vars.insert(name, target);
         }
+    }
+
+    /// Whether a loop body calls a function that waits for the device (a stream, an event or
+    /// the device synchronized), directly: not inside a nested branch.
+    fn waits_inside(&self, body: Node<'_>) -> bool {
+        let mut stack = vec![body];
+        let mut seen = 0;
+        while let Some(n) = stack.pop() {
+            seen += 1;
+            if seen > 10_000 {
+                return false;
+            }
+            match n.kind() {
+                "if_statement"
+                | "switch_statement"
+                | "conditional_expression"
+                | "lambda_expression"
+                | "for_statement"
+                | "while_statement"
+                | "do_statement"
+                | "for_range_loop" => continue,
+                "call_expression" => {
+                    let name = n
+                        .child_by_field_name("function")
+                        .map(|f| callee_name(f, self.src))
+                        .unwrap_or_default();
+                    if api::effects(&name).is_some_and(|e| {
+                        e.iter()
+                            .any(|e| matches!(e, Effect::SyncStream(_) | Effect::SyncEvent(_) | Effect::SyncDevice))
+                    }) {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+        false
     }
 
     /// Whether `v` is a call of one of the file's functions (its result is named after the
@@ -824,7 +1240,15 @@ impl<'s, 't> FileAnalysis<'s, 't> {
 
     fn expr_inner(&mut self, n: Node<'_>, flow: &mut Flow, write: bool) -> LocSet {
         match n.kind() {
-            "identifier" => flow.vars.get(self.text(n)).cloned().unwrap_or_default(),
+            "this" => flow.vars.get("this").cloned().unwrap_or_default(),
+            "identifier" => match flow.vars.get(self.text(n)) {
+                Some(v) => v.clone(),
+                // A member named bare in a method: `this`'s field.
+                None => match flow.vars.get("this").cloned() {
+                    Some(this) => self.field_value(&this, self.text(n), flow),
+                    None => LocSet::new(),
+                },
+            },
             "parenthesized_expression" | "cast_expression" => {
                 let inner = n
                     .child_by_field_name("value")
@@ -845,10 +1269,24 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 // An address past a VMM reservation's start is a view of its own (`base +
                 // size` in a mirrored ring buffer); other pointers stay in their memory.
                 let mut views = LocSet::new();
+                // One view per reservation and offset as written (`base + size` is the same view
+                // wherever it is written).
+                let offset: String = n
+                    .child_by_field_name("right")
+                    .map(|r| self.text(r).split_whitespace().collect())
+                    .unwrap_or_default();
                 for l in out.iter() {
                     if self.locs[l.0 as usize].kind == Some(MemKind::VmmMapping) {
                         let root = self.root_of(l);
-                        let v = self.loc_at(n, "view", Some(MemKind::VmmMapping), None, true);
+                        let key = (root, format!("{op}{offset}"));
+                        let v = match self.views.get(&key) {
+                            Some(&v) => v,
+                            None => {
+                                let v = self.loc_at(n, "view", Some(MemKind::VmmMapping), None, true);
+                                self.views.insert(key, v);
+                                v
+                            }
+                        };
                         self.locs[v.0 as usize].parent = Some(root);
                         views.insert(v);
                     } else {
@@ -891,25 +1329,41 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     self.expr(i, flow, false);
                 }
                 self.access(n, &target, write, flow);
-                LocSet::new()
+                // An array of pointers: what its elements hold.
+                self.field_value(&target, ELEMENTS, flow)
             }
             "field_expression" => {
                 let arg = n.child_by_field_name("argument");
                 let arrow = n.child_by_field_name("operator").is_some_and(|o| self.text(o) == "->")
                     || self.text(n).contains("->");
-                if let Some(a) = arg {
-                    let target = self.expr(a, flow, false);
-                    if arrow {
-                        self.access(n, &target, write, flow);
-                    }
+                let Some(a) = arg else { return LocSet::new() };
+                let objs = self.object_of(a, arrow, flow);
+                if arrow {
+                    self.access(n, &objs, write, flow);
                 }
-                LocSet::new()
+                match n.child_by_field_name("field") {
+                    Some(f) => self.field_value(&objs, self.text(f), flow),
+                    None => LocSet::new(),
+                }
             }
             "assignment_expression" => {
+                let mark = self.mark();
                 let right = n
                     .child_by_field_name("right")
                     .map(|r| self.expr(r, flow, false))
                     .unwrap_or_default();
+                if let Some(left) = n.child_by_field_name("left")
+                    && left.kind() == "identifier"
+                {
+                    let since = self.since(mark);
+                    if n.child_by_field_name("right")
+                        .is_some_and(|r| r.kind() == "call_expression")
+                    {
+                        flow.statuses.insert(self.text(left).to_string(), since);
+                    } else {
+                        flow.statuses.remove(self.text(left));
+                    }
+                }
                 if let Some(left) = n.child_by_field_name("left") {
                     if left.kind() == "identifier" {
                         let name = self.text(left).to_string();
@@ -937,7 +1391,13 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                             flow.vars.insert(name, value);
                         }
                     } else {
+                        let op = n.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("=");
+                        // `h[i] += x` reads before it writes.
+                        if op != "=" {
+                            self.expr(left, flow, false);
+                        }
                         self.expr(left, flow, true);
+                        self.store_through(left, &right, flow);
                     }
                 }
                 right
@@ -953,6 +1413,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             "call_expression" => self.call(n, flow),
             "new_expression" => {
                 let l = self.loc_at(n, "new", Some(MemKind::Pageable), None, true);
+                self.locs[l.0 as usize].allocator = Some(cuda_lint_machine::Allocator::CppNew);
                 LocSet::single(l)
             }
             "delete_expression" => {
@@ -961,6 +1422,16 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 for t in targets {
                     let v = self.expr(t, flow, false);
                     let mem = self.memory(&v);
+                    if !mem.is_empty() && !v.contains(self.unknown) {
+                        self.emit(
+                            n,
+                            Event::Dealloc {
+                                regions: &mem,
+                                by: cuda_lint_machine::Allocator::CppNew,
+                            },
+                            flow,
+                        );
+                    }
                     if !mem.is_empty() {
                         self.emit(
                             n,
@@ -1013,6 +1484,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 .child_by_field_name("argument")
                 .map(|x| self.expr(x, flow, false))
                 .unwrap_or_default(),
+            "identifier" if flow.objects.contains_key(self.text(a)) => flow
+                .objects
+                .get(self.text(a))
+                .map(|o| LocSet::single(*o))
+                .unwrap_or_default(),
             "identifier" => {
                 let v = flow.vars.get(self.text(a)).cloned().unwrap_or_default();
                 // Only an array's own memory: `&p` of a pointer is the variable, not its target.
@@ -1059,6 +1535,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             None => Vec::new(),
         };
         let name = func.map(|f| callee_name(f, self.src)).unwrap_or_default();
+        // C++'s named casts are casts: the value passes through.
+        if matches!(
+            name.as_str(),
+            "static_cast" | "reinterpret_cast" | "const_cast" | "dynamic_cast" | "std::move"
+        ) && let [value] = args.as_slice()
+        {
+            return self.expr(*value, flow, false);
+        }
         // A variable passed by name may be a C++ reference the callee changes.
         for a in &args {
             if a.kind() == "identifier" {
@@ -1113,13 +1597,25 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             };
         }
         let Some(effects) = api::effects(&name) else {
-            let vals: Vec<LocSet> = args.iter().map(|a| self.expr(*a, flow, false)).collect();
+            let vals: Vec<LocSet> = args
+                .iter()
+                .map(|a| {
+                    // An object handed by reference (`init(st)` for `void init(State& s)`).
+                    if a.kind() == "identifier"
+                        && let Some(&o) = flow.objects.get(self.text(*a))
+                    {
+                        return LocSet::single(o);
+                    }
+                    self.expr(*a, flow, false)
+                })
+                .collect();
             // A function of the file: run inline (not recursively, not too deep).
             if let Some((&fname, &def)) = self.functions.get_key_value(name.as_str())
                 && self.inlined.len() < MAX_INLINE
                 && !self.inlined.contains(&fname)
             {
-                return self.inline(fname, def, &vals, flow);
+                let texts: Vec<String> = args.iter().map(|a| self.argument_text(*a)).collect();
+                return self.inline(n.start_byte() as u32, fname, def, &vals, &texts, flow);
             }
             return LocSet::new();
         };
@@ -1154,14 +1650,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     self.locs[l.0 as usize].allocator = Some(by);
                     if kind == MemKind::Pinned
                         && let Some(flags) = args.get(2)
-                        && self.text(*flags).to_ascii_lowercase().contains("writecombined")
+                        && self
+                            .argument_text(*flags)
+                            .to_ascii_lowercase()
+                            .contains("writecombined")
                     {
                         self.locs[l.0 as usize].write_combined = true;
                     }
-                    if let Some(var) = args.get(out).and_then(|a| out_var(*a, self.src)) {
-                        self.name_new(&LocSet::single(l), &var);
-                        flow.vars.insert(var, LocSet::single(l));
-                    }
+                    self.store_out(args.get(out).copied(), l, flow, false);
                 }
                 Effect::AllocRet { kind, by } => {
                     let l = self.loc_at(n, "alloc", Some(kind), None, true);
@@ -1237,11 +1733,21 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                             );
                         }
                     }
+                    // From pageable memory the call returns once the data is staged: the copy no
+                    // longer reads the host buffer (CUDA's API sync behavior).
+                    let staged = dir == Dir::HostToDevice
+                        && !s.is_empty()
+                        && s.iter().all(|l| {
+                            self.locs[l.0 as usize].kind == Some(MemKind::Pageable)
+                                && !flow.m.registered_may.contains(self.root_of(l))
+                                && !flow.m.registered_may.contains(l)
+                        });
+                    let reads = if staged { LocSet::new() } else { s.clone() };
                     self.enqueue(
                         n,
                         OpKind::Copy,
                         &streams,
-                        &s,
+                        &reads,
                         &d,
                         stream.and_then(|i| args.get(i).copied()),
                         flow,
@@ -1277,17 +1783,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                             self.machine.set_non_blocking(l);
                         }
                     }
-                    if let Some(var) = args.get(out).and_then(|a| out_var(*a, self.src)) {
-                        self.locs[l.0 as usize].name = Some(var.clone());
-                        flow.vars.insert(var, LocSet::single(l));
-                    }
+                    self.store_out(args.get(out).copied(), l, flow, true);
                 }
                 Effect::EventCreate { out } => {
                     let l = self.loc_at(n, "event", None, None, true);
-                    if let Some(var) = args.get(out).and_then(|a| out_var(*a, self.src)) {
-                        self.locs[l.0 as usize].name = Some(var.clone());
-                        flow.vars.insert(var, LocSet::single(l));
-                    }
+                    self.store_out(args.get(out).copied(), l, flow, true);
                 }
                 Effect::SyncStream(i) => {
                     let streams = self.streams_of(args.get(i).copied(), &arg(i));
@@ -1304,11 +1804,23 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 Effect::SyncDevice => self.machine.sync_all(&mut flow.m),
                 Effect::RecordEvent { event, stream } => {
                     let streams = self.streams_of(args.get(stream).copied(), &arg(stream));
+                    // An event recorded in a capture belongs to the graph.
+                    if !streams.is_empty() && streams.iter().all(|s| flow.capturing.contains(s)) {
+                        flow.capturing.union_with(&arg(event));
+                        continue;
+                    }
                     self.machine.record_events(&mut flow.m, &arg(event), &streams);
                 }
                 Effect::StreamWaitEvent { stream, event } => {
                     let streams = self.streams_of(args.get(stream).copied(), &arg(stream));
-                    self.machine.wait_events(&mut flow.m, &streams, &arg(event));
+                    // A stream that waits for a captured event joins the capture (CUDA's
+                    // cross-stream capture): its work is recorded into the graph too.
+                    let events = arg(event);
+                    if !events.is_empty() && events.iter().all(|e| flow.capturing.contains(e)) {
+                        flow.capturing.union_with(&streams);
+                        continue;
+                    }
+                    self.machine.wait_events(&mut flow.m, &streams, &events);
                 }
                 Effect::Register(i) => {
                     let m = self.memory(&arg(i));
@@ -1320,10 +1832,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         _ => ("reserve", Some(MemKind::VmmMapping)),
                     };
                     let l = self.loc_at(n, what, kind, None, true);
-                    if let Some(var) = args.get(out).and_then(|a| out_var(*a, self.src)) {
-                        self.name_new(&LocSet::single(l), &var);
-                        flow.vars.insert(var, LocSet::single(l));
-                    }
+                    self.store_out(args.get(out).copied(), l, flow, false);
                 }
                 Effect::MapAt { va, physical } => {
                     let phys: LocSet = arg(physical)
@@ -1338,6 +1847,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     if !views.is_empty() {
                         self.emit(n, Event::Map { views: &views }, flow);
                         self.machine.map(&mut flow.m, &views);
+                        self.started.mapped.push(views.clone());
                     }
                 }
                 Effect::SetAccess { va } => {
@@ -1383,6 +1893,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     };
                     self.emit(n, event, flow);
                 }
+                // A query waits only when polled: in a loop, until the work is done.
+                Effect::QueryStream(_) | Effect::QueryEvent(_) if !in_loop(n) => {}
                 Effect::QueryStream(i) => {
                     let streams = self.streams_of(args.get(i).copied(), &arg(i));
                     self.machine.sync_streams(&mut flow.m, &streams);
@@ -1400,8 +1912,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     flow.capturing.union_with(&streams);
                 }
                 Effect::EndCapture(i) => {
-                    let streams = self.streams_of(args.get(i).copied(), &arg(i));
-                    flow.capturing.subtract(&streams);
+                    // The capture ends for its origin stream and every stream that joined it.
+                    let _ = i;
+                    flow.capturing = LocSet::new();
                 }
                 Effect::Unregister(i) => {
                     let m = self.memory(&arg(i));
@@ -1461,7 +1974,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         stream_arg: Option<Node<'_>>,
         flow: &mut Flow,
     ) -> Option<OpId> {
-        let key = n.start_byte() as u32;
+        let key = (self.call_sites.clone(), n.start_byte() as u32);
         if !streams.is_empty() && streams.iter().all(|s| flow.capturing.contains(s)) {
             // Captured into a graph: it runs when the graph is launched.
             return None;
@@ -1481,6 +1994,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.machine.add_uses(op, streams, reads, writes);
         self.emit(n, Event::Enqueue { op }, flow);
         self.machine.start(&mut flow.m, op);
+        self.started.ops.push(op);
         Some(op)
     }
 
@@ -1633,6 +2147,61 @@ fn declared_name(n: Node<'_>, src: &str) -> Option<String> {
 }
 
 /// `cudaMalloc(&p, ..)`, `cudaMalloc((void**)&p, ..)`: the variable `p`.
+/// A test of a CUDA status: the status (a variable or a call) and whether the test holds when
+/// the call failed. `x != cudaSuccess`, `x != CUDA_SUCCESS`, `x != 0`, `x` hold on failure;
+/// `x == cudaSuccess`, `!x` hold on success.
+fn failure_test<'t>(cond: Node<'t>, src: &str) -> Option<(Node<'t>, bool)> {
+    let text = |n: Node<'_>| n.utf8_text(src.as_bytes()).unwrap_or("").trim().to_string();
+    let mut cur = cond;
+    for _ in 0..4 {
+        if cur.kind() == "condition_clause" || cur.kind() == "parenthesized_expression" {
+            cur = cur.named_child(0)?;
+        } else {
+            break;
+        }
+    }
+    let is_success = |t: &str| matches!(t, "cudaSuccess" | "CUDA_SUCCESS" | "0");
+    match cur.kind() {
+        "binary_expression" => {
+            let (l, r) = (cur.child_by_field_name("left")?, cur.child_by_field_name("right")?);
+            let op = text(cur.child_by_field_name("operator")?);
+            let (subject, other) = if is_success(&text(r)) { (l, r) } else { (r, l) };
+            if !is_success(&text(other)) {
+                return None;
+            }
+            match op.as_str() {
+                "!=" => Some((subject, true)),
+                "==" => Some((subject, false)),
+                _ => None,
+            }
+        }
+        "unary_expression" if text(cur).starts_with('!') => Some((cur.child_by_field_name("argument")?, false)),
+        "identifier" | "call_expression" => Some((cur, true)),
+        _ => None,
+    }
+}
+
+/// Whether a local of this type is an object of host memory whose address may be taken (a
+/// struct, a number), not a handle to something else (a stream, an event, a device address).
+fn is_host_object_type(ty: &str) -> bool {
+    let t = ty
+        .trim()
+        .trim_start_matches("const ")
+        .trim_start_matches("struct ")
+        .trim();
+    let lower = t.to_ascii_lowercase();
+    !(t.is_empty()
+        || t == "auto"
+        || t == "dim3"
+        || lower.starts_with("cu")
+        || lower.starts_with("nv")
+        || t.starts_with("std::")
+        || t.contains("vector")
+        || t.contains("thread")
+        || t.contains("mutex")
+        || t.contains('<'))
+}
+
 fn out_var(n: Node<'_>, src: &str) -> Option<String> {
     let mut cur = n;
     for _ in 0..8 {
@@ -1652,6 +2221,19 @@ fn out_var(n: Node<'_>, src: &str) -> Option<String> {
 }
 
 /// The name a call calls: `f`, `ns::f`, `obj.f`, `f<T>`.
+/// Whether `n` lies in a loop of its function (a `cudaStreamQuery` polled until done).
+fn in_loop(n: Node<'_>) -> bool {
+    let mut cur = n.parent();
+    while let Some(p) = cur {
+        match p.kind() {
+            "for_statement" | "while_statement" | "do_statement" | "for_range_loop" => return true,
+            "function_definition" | "lambda_expression" => return false,
+            _ => cur = p.parent(),
+        }
+    }
+    false
+}
+
 fn callee_name(f: Node<'_>, src: &str) -> String {
     let text = |n: Node<'_>| n.utf8_text(src.as_bytes()).unwrap_or("").to_string();
     match f.kind() {

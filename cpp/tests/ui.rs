@@ -98,7 +98,7 @@ fn ui_files_render_as_their_stderr_files() {
         // Relative to the package, as a user's `cuda-lint check tests/ui` prints them.
         let rel = f.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap_or(&f);
         let rel = rel.to_path_buf();
-        let report = cuda_lint_cpp::check_files(&[rel.clone()]);
+        let report = cuda_lint_cpp::check_files(std::slice::from_ref(&rel));
         let got = cuda_lint_cpp::render_human(&report, false);
         let stderr = f.with_extension("stderr");
         if bless {

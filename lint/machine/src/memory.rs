@@ -77,6 +77,8 @@ pub enum Allocator {
     PinnedHost,
     /// The C heap (`malloc`, `calloc`, `realloc`, `posix_memalign`...): released by `free`.
     CHeap,
+    /// C++ `new[]` (and `new`): released by `delete[]` (`delete`).
+    CppNew,
     /// Not allocated: a module's global (`cuModuleGetGlobal`, `cudaGetSymbolAddress`), which
     /// lives as long as its module and is never freed.
     ModuleGlobal,
@@ -89,6 +91,7 @@ impl Allocator {
             Allocator::Device => "device memory from `cuMemAlloc`/`cudaMalloc`",
             Allocator::PinnedHost => "pinned host memory from `cuMemAllocHost`/`cuMemHostAlloc`/`cudaMallocHost`",
             Allocator::CHeap => "C heap memory from `malloc`",
+            Allocator::CppNew => "memory from C++ `new[]`",
             Allocator::ModuleGlobal => "a module's global variable (`cuModuleGetGlobal`), not an allocation",
         }
     }
@@ -99,6 +102,7 @@ impl Allocator {
             Allocator::Device => "device memory",
             Allocator::PinnedHost => "pinned host memory",
             Allocator::CHeap => "C heap memory",
+            Allocator::CppNew => "`new[]` memory",
             Allocator::ModuleGlobal => "a module's global",
         }
     }
@@ -109,6 +113,7 @@ impl Allocator {
             Allocator::Device => "`cuMemFree`/`cudaFree` (or `cuMemFreeAsync`/`cudaFreeAsync`)",
             Allocator::PinnedHost => "`cuMemFreeHost`/`cudaFreeHost`",
             Allocator::CHeap => "`free`",
+            Allocator::CppNew => "`delete[]`",
             Allocator::ModuleGlobal => "nothing: it goes with its module (`cuModuleUnload`)",
         }
     }
