@@ -290,6 +290,16 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 if !contains_kind(d, "pointer_declarator") && (ty.contains("vector") || ty.contains("array<")) {
                     let l = self.loc_at(d, "var", Some(MemKind::Pageable), Some(name.clone()), false);
                     flow.vars.insert(name, LocSet::single(l));
+                } else if !contains_kind(d, "pointer_declarator")
+                    && matches!(
+                        ty.trim(),
+                        "cudaStream_t" | "CUstream" | "cudaStream_t const" | "const cudaStream_t"
+                    )
+                {
+                    // A stream the caller gives: one stream, of unknown flags (it may be the
+                    // legacy default stream's peer), so that capturing or waiting on it is seen.
+                    let l = self.loc_at(d, "stream", None, Some(name.clone()), false);
+                    flow.vars.insert(name, LocSet::single(l));
                 }
             }
         }
@@ -1713,7 +1723,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         Some(i) => self.streams_of(args.get(i).copied(), &arg(i)),
                         None => LocSet::single(self.legacy),
                     };
-                    if stream.is_some() {
+                    // A copy captured into a graph does not run here (it runs, staged or not, when
+                    // the graph is launched): nothing to say of the call.
+                    let captured = !streams.is_empty() && streams.iter().all(|x| flow.capturing.contains(x));
+                    if stream.is_some() && !captured {
                         let (host, host_arg) = match dir {
                             Dir::HostToDevice => (s.clone(), args.get(src)),
                             Dir::DeviceToHost => (d.clone(), args.get(dst)),

@@ -129,3 +129,20 @@ float ok_the_same_two_streams_then_the_first_synchronized(int n, float* d) {
     cudaStreamSynchronize(s1);
     return h[0];
 }
+
+// A scalar read back into the stack: pageable, the call blocks (jacobiCudaGraphs) ...
+double fires_scalar_read_back_into_the_stack(const double* d_sum, cudaStream_t s) {
+    double sum = 0.0;
+    cudaMemcpyAsync(&sum, d_sum, sizeof(double), cudaMemcpyDeviceToHost, s); //~ pageable_async_copy
+    cudaStreamSynchronize(s);
+    return sum;
+}
+
+// ... but the same copy captured into a graph runs when the graph does, not at the call.
+void ok_scalar_read_back_captured_into_a_graph(const double* d_sum, double* sum, cudaStream_t s, cudaGraph_t* g) {
+    double local = 0.0;
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+    cudaMemcpyAsync(&local, d_sum, sizeof(double), cudaMemcpyDeviceToHost, s);
+    cudaStreamEndCapture(s, g);
+    *sum = local;
+}
