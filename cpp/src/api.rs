@@ -43,6 +43,12 @@ pub enum Effect {
         mem: Arg,
         write: bool,
     },
+    /// Managed memory `mem` is attached (`cudaStreamAttachMemAsync`) as the `flags` argument says:
+    /// to the host or one stream (`...AttachHost`, `...AttachSingle`), or to all (`...Global`).
+    AttachMem {
+        mem: Arg,
+        flags: Arg,
+    },
     /// Asks whether a stream's / an event's work is done: polled in a loop, a wait.
     QueryStream(Arg),
     QueryEvent(Arg),
@@ -400,6 +406,7 @@ pub fn effects(name: &str) -> Option<&'static [Effect]> {
         // The C library on the host: reads and writes of host memory.
         "memcpy" | "memmove" => &[HostAccess { mem: 1, write: false }, HostAccess { mem: 0, write: true }],
         "memset" => &[HostAccess { mem: 0, write: true }],
+        "cudaStreamAttachMemAsync" | "cuStreamAttachMemAsync" => &[AttachMem { mem: 1, flags: 3 }],
         "cudaMemset" => &[Memset { dst: 0, stream: None }],
         "cudaMemsetAsync" => &[Memset {
             dst: 0,

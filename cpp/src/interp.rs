@@ -43,6 +43,9 @@ struct LocInfo {
     /// How deep in the file's own functions run inline it was named (a caller's name wins
     /// over the helper's local one).
     named_in: usize,
+    /// Managed memory attached to the host or to one stream (`cudaMemAttachHost`,
+    /// `cudaStreamAttachMemAsync(.., cudaMemAttachSingle)`): kernels elsewhere do not take it.
+    attached: bool,
 }
 
 #[derive(Clone, Default, PartialEq)]
@@ -646,6 +649,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             physical: LocSet::new(),
             parent: None,
             named_in: self.inlined.len(),
+            attached: false,
         });
         l
     }
@@ -670,6 +674,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     fn emit(&mut self, at: Node<'_>, event: Event<'_, Site>, flow: &Flow) {
+        self.emit_except(at, event, flow, None);
+    }
+
+    /// [`Self::emit`], leaving out the findings of the lint `skip`.
+    fn emit_except(&mut self, at: Node<'_>, event: Event<'_, Site>, flow: &Flow, skip: Option<&str>) {
         let span = self.site(at);
         let mut found = Vec::new();
         {
@@ -686,6 +695,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             check_all(&event, &cx, &mut found);
         }
         for f in found {
+            if skip == Some(f.lint.name) {
+                continue;
+            }
             self.findings.insert((f.lint.name, f.kind, f.span), f);
         }
     }
@@ -1532,7 +1544,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             return;
         }
         let access = if write { Access::Write } else { Access::Read };
-        self.emit(at, Event::HostAccess { regions: &mem, access }, flow);
+        // Managed memory attached to the host or one stream: kernels of other streams do not
+        // take it, so the host may touch it while they run (missing_sync still judges work
+        // that uses it).
+        let attached = mem.iter().all(|l| self.locs[l.0 as usize].attached);
+        let skip = attached.then_some("managed_concurrent_access");
+        self.emit_except(at, Event::HostAccess { regions: &mem, access }, flow, skip);
     }
 
     fn call(&mut self, n: Node<'_>, flow: &mut Flow) -> LocSet {
@@ -1667,12 +1684,25 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     {
                         self.locs[l.0 as usize].write_combined = true;
                     }
+                    if kind == MemKind::Managed
+                        && let Some(flags) = args.get(2)
+                        && self.argument_text(*flags).contains("AttachHost")
+                    {
+                        self.locs[l.0 as usize].attached = true;
+                    }
                     self.store_out(args.get(out).copied(), l, flow, false);
                 }
                 Effect::AllocRet { kind, by } => {
                     let l = self.loc_at(n, "alloc", Some(kind), None, true);
                     self.locs[l.0 as usize].allocator = Some(by);
                     ret.insert(l);
+                }
+                Effect::AttachMem { mem, flags } => {
+                    let text = args.get(flags).map(|f| self.argument_text(*f)).unwrap_or_default();
+                    let attached = !text.contains("Global") && !text.contains("GLOBAL");
+                    for l in self.memory(&arg(mem)).iter() {
+                        self.locs[l.0 as usize].attached = attached;
+                    }
                 }
                 Effect::HostAccess { mem, write } => {
                     self.access(n, &arg(mem), write, flow);

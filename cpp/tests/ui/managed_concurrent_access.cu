@@ -345,20 +345,18 @@ float known_fp_waits_where_the_device_lacks_concurrent_access(int n, int dev, cu
 }
 
 // Allocated attached to the host: no kernel takes it while it stays there.
-// Known problem, reported though harmless: `cudaMemAttachHost` memory is not modelled
-void known_fp_memory_allocated_attached_to_the_host(int n, cudaStream_t s) {
+void ok_memory_allocated_attached_to_the_host(int n, cudaStream_t s) {
     float *work, *log;
     cudaMalloc(&work, n * sizeof(float));
     cudaMallocManaged(&log, 256 * sizeof(float), cudaMemAttachHost);
     scale<<<(n + 255) / 256, 256, 0, s>>>(work, 2.0f, n);
-    log[0] = 1.0f; //~ managed_concurrent_access
+    log[0] = 1.0f;
     cudaStreamSynchronize(s);
 }
 
 // The task pattern of a host thread per stream: the task's data is attached to its own stream,
 // which is idle, so the host may use it while kernels run on other streams.
-// Known problem, reported though harmless: memory attached to a stream (`cudaStreamAttachMemAsync`) is not modelled
-double known_fp_task_data_attached_to_its_idle_stream(int n, cudaStream_t other) {
+double ok_task_data_attached_to_its_idle_stream(int n, cudaStream_t other) {
     cudaStream_t mine;
     cudaStreamCreate(&mine);
     float *work, *task;
@@ -368,7 +366,33 @@ double known_fp_task_data_attached_to_its_idle_stream(int n, cudaStream_t other)
     cudaStreamSynchronize(mine);
     scale<<<(n + 255) / 256, 256, 0, other>>>(work, 2.0f, n);
     double sum = 0;
-    for (int i = 0; i < n; ++i) sum += task[i]; //~ managed_concurrent_access
+    for (int i = 0; i < n; ++i) sum += task[i];
     cudaStreamSynchronize(other);
     return sum;
+}
+
+// The near-miss's twin: attached back to every stream, the memory is any kernel's again.
+double fires_task_data_attached_back_to_all_streams(int n, cudaStream_t other) {
+    cudaStream_t mine;
+    cudaStreamCreate(&mine);
+    float *work, *task;
+    cudaMalloc(&work, n * sizeof(float));
+    cudaMallocManaged(&task, n * sizeof(float));
+    cudaStreamAttachMemAsync(mine, task, 0, cudaMemAttachSingle);
+    cudaStreamAttachMemAsync(mine, task, 0, cudaMemAttachGlobal);
+    cudaStreamSynchronize(mine);
+    scale<<<(n + 255) / 256, 256, 0, other>>>(work, 2.0f, n);
+    double sum = task[0]; //~ managed_concurrent_access
+    cudaStreamSynchronize(other);
+    return sum;
+}
+
+// Allocated attached to the host, then handed to the kernel's stream: a kernel that does not
+// use it may still run elsewhere, but this one uses it, which is missing_sync's finding.
+float fires_host_attached_memory_given_to_a_running_kernel(int n, cudaStream_t s) {
+    float* data;
+    cudaMallocManaged(&data, n * sizeof(float), cudaMemAttachHost);
+    cudaStreamAttachMemAsync(s, data, 0, cudaMemAttachSingle);
+    scale<<<(n + 255) / 256, 256, 0, s>>>(data, 2.0f, n);
+    return data[0]; //~ missing_sync
 }
