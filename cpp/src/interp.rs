@@ -79,6 +79,30 @@ struct Started {
     mapped: Vec<LocSet>,
 }
 
+/// `child_by_field_name` with the field's id looked up once per name (tree-sitter looks it up
+/// by comparing strings on every call, which was a tenth of the time on large files).
+trait FieldExt<'t> {
+    fn field(&self, name: &'static str) -> Option<Node<'t>>;
+}
+
+impl<'t> FieldExt<'t> for Node<'t> {
+    fn field(&self, name: &'static str) -> Option<Node<'t>> {
+        thread_local! {
+            static IDS: std::cell::RefCell<HashMap<&'static str, Option<u16>>> =
+                std::cell::RefCell::new(HashMap::new());
+        }
+        let id = IDS.with(|ids| {
+            *ids.borrow_mut()
+                .entry(name)
+                .or_insert_with(|| self.language().field_id_for_name(name).map(|id| id.get()))
+        });
+        self.child_by_field_id(id?)
+    }
+}
+
+/// What a kernel writes (per parameter), its fence, its `volatile` pointer parameters.
+type KernelInfo = (Option<Vec<bool>>, Fence, Vec<bool>);
+
 /// The field name under which an array's elements are kept.
 const ELEMENTS: &str = "[]";
 
@@ -143,6 +167,11 @@ impl Flow {
 /// state, their parameters bound to the arguments).
 const MAX_INLINE: usize = 3;
 
+/// Statements one top-level function may run (its loops' rounds and the calls run inline
+/// included) before further calls are no longer run inline: a bound on time for any input.
+/// The largest `main` of NVIDIA's cuda-samples and llm.c (train_gpt2.cu: 190 000) stays under it.
+pub const WORK_FOR_INLINING: usize = 250_000;
+
 /// The analysis of one file.
 pub struct FileAnalysis<'s, 't> {
     src: &'s str,
@@ -167,15 +196,23 @@ pub struct FileAnalysis<'s, 't> {
     unknown: Loc,
     findings: BTreeMap<(&'static str, &'static str, Site), Finding<Site>>,
     depth: u32,
+    /// What the file's source says of each kernel launched (what it writes, its fence, its
+    /// `volatile` pointer parameters), read once per kernel.
+    kernels: HashMap<String, KernelInfo>,
     /// Launches of kernels whose source is not in the file, by the launch's start: findings
     /// that involve one say so.
     unseen_kernels: HashMap<u32, String>,
     /// What `cuda-lint.toml` says functions do (`[[functions]]`).
     configured: api::Functions,
+    /// Statements run for the current top-level function (inlined calls and loop rounds
+    /// included): past `WORK_FOR_INLINING`, calls are no longer run inline.
+    work: usize,
     /// Everything started so far, in order (a call's part is what it appended).
     started: Started,
     /// Where a statement or expression first lay deeper than `MAX_DEPTH` (it was not checked).
     too_deep: Option<usize>,
+    /// The first call not run inline because its top-level function had used its budget.
+    over_budget: Option<usize>,
     /// The file's host functions by name (the first definition of each).
     functions: HashMap<&'s str, Node<'t>>,
     /// The functions being run inline, innermost last.
@@ -202,8 +239,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             findings: BTreeMap::new(),
             depth: 0,
             too_deep: None,
+            over_budget: None,
             unseen_kernels: HashMap::new(),
+            kernels: HashMap::new(),
             configured: api::Functions::default(),
+            work: 0,
             started: Started::default(),
             functions: HashMap::new(),
             inlined: Vec::new(),
@@ -217,6 +257,30 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     /// Runs every host function of the translation unit.
+    /// Whether the current top-level function may still run calls inline; the first call past
+    /// the budget is remembered and reported.
+    fn within_budget(&mut self, call: Node<'_>) -> bool {
+        if self.work < WORK_FOR_INLINING {
+            return true;
+        }
+        self.over_budget.get_or_insert(call.start_byte());
+        false
+    }
+
+    fn kernel_info(&mut self, name: &str) -> KernelInfo {
+        if let Some(info) = self.kernels.get(name) {
+            return info.clone();
+        }
+        let volatile: Vec<bool> = cuda_lint_cuda_source::kernel_signatures(self.src)
+            .ok()
+            .and_then(|sigs| sigs.into_iter().find(|k| k.name == name))
+            .map(|k| k.params.iter().map(|p| p.is_volatile && p.is_pointer()).collect())
+            .unwrap_or_default();
+        let info = (kernel_writes(self.src, name), kernel_fence(self.src, name), volatile);
+        self.kernels.insert(name.to_string(), info.clone());
+        info
+    }
+
     /// The effects `cuda-lint.toml` gives functions the file calls.
     pub fn with_functions(mut self, functions: api::Functions) -> Self {
         self.configured = functions;
@@ -224,8 +288,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     /// Runs every host function of the file. Returns the findings and, when some code lay
-    /// nested deeper than the analysis follows, the byte offset of the first such part.
-    pub fn run(mut self, root: Node<'t>) -> (Vec<Finding<Site>>, Option<usize>) {
+    /// nested deeper than the analysis follows, the byte offset of the first such part, and
+    /// where calls stopped being run inline for want of budget.
+    pub fn run(mut self, root: Node<'t>) -> (Vec<Finding<Site>>, Option<usize>, Option<usize>) {
         self.collect_functions(root);
         let mut stack = vec![root];
         let mut steps = 0usize;
@@ -236,10 +301,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
             if n.kind() == "function_definition" {
                 if !self.is_device_code(n)
-                    && let Some(body) = n.child_by_field_name("body")
+                    && let Some(body) = n.field("body")
                 {
                     let mut flow = Flow::default();
                     self.bind_own_parameters(n, &mut flow);
+                    self.work = 0;
                     self.statement(body, &mut flow);
                 }
                 continue;
@@ -270,21 +336,21 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 }
             }
         }
-        (findings, self.too_deep)
+        (findings, self.too_deep, self.over_budget)
     }
 
     /// What a function's own parameters and `this` are when it is analysed on its own: a
     /// `std::vector` parameter is pageable host memory; a method's `this` is an object.
     fn bind_own_parameters(&mut self, def: Node<'_>, flow: &mut Flow) {
-        let Some(decl) = def.child_by_field_name("declarator") else {
+        let Some(decl) = def.field("declarator") else {
             return;
         };
         if let Some(list) = find_kind(decl, "parameter_list") {
             let mut c = list.walk();
             let params: Vec<Node> = list.named_children(&mut c).collect();
             for p in params {
-                let ty = p.child_by_field_name("type").map(|t| self.text(t)).unwrap_or("");
-                let Some(d) = p.child_by_field_name("declarator") else {
+                let ty = p.field("type").map(|t| self.text(t)).unwrap_or("");
+                let Some(d) = p.field("declarator") else {
                     continue;
                 };
                 let Some(name) = declared_name(d, self.src) else {
@@ -394,11 +460,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     fn store_through(&mut self, left: Node<'_>, value: &LocSet, flow: &mut Flow) {
         match left.kind() {
             "field_expression" => {
-                let arrow = left
-                    .child_by_field_name("operator")
-                    .is_some_and(|o| self.text(o) == "->");
-                let (Some(x), Some(f)) = (left.child_by_field_name("argument"), left.child_by_field_name("field"))
-                else {
+                let arrow = left.field("operator").is_some_and(|o| self.text(o) == "->");
+                let (Some(x), Some(f)) = (left.field("argument"), left.field("field")) else {
                     return;
                 };
                 let objs = self.object_of(x, arrow, flow);
@@ -407,7 +470,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 self.store_field(&objs, &field, value, flow);
             }
             "subscript_expression" => {
-                let Some(arr) = left.child_by_field_name("argument") else {
+                let Some(arr) = left.field("argument") else {
                     return;
                 };
                 let objs = self.expr(arr, flow, false);
@@ -434,20 +497,20 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             // `(*p).f`, `p[i].f`: the object `p` points to.
             "parenthesized_expression" => match a.named_child(0) {
                 Some(inner) if inner.kind() == "pointer_expression" => inner
-                    .child_by_field_name("argument")
+                    .field("argument")
                     .map(|p| self.expr(p, flow, false))
                     .unwrap_or_default(),
                 Some(inner) => self.object_of(inner, false, flow),
                 None => LocSet::new(),
             },
             "subscript_expression" => a
-                .child_by_field_name("argument")
+                .field("argument")
                 .map(|p| self.expr(p, flow, false))
                 .unwrap_or_default(),
             // `a.b.c`: the object `a.b` is kept as `a`'s field.
             "field_expression" => {
-                let inner_arrow = a.child_by_field_name("operator").is_some_and(|o| self.text(o) == "->");
-                let (Some(x), Some(f)) = (a.child_by_field_name("argument"), a.child_by_field_name("field")) else {
+                let inner_arrow = a.field("operator").is_some_and(|o| self.text(o) == "->");
+                let (Some(x), Some(f)) = (a.field("argument"), a.field("field")) else {
                     return LocSet::new();
                 };
                 let objs = self.object_of(x, inner_arrow, flow);
@@ -503,14 +566,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         for _ in 0..8 {
             match cur.kind() {
                 "pointer_expression" => {
-                    let target = cur.child_by_field_name("argument")?;
+                    let target = cur.field("argument")?;
                     return match target.kind() {
                         "field_expression" => {
-                            let arrow = target
-                                .child_by_field_name("operator")
-                                .is_some_and(|o| self.text(o) == "->");
-                            let x = target.child_by_field_name("argument")?;
-                            let f = self.text(target.child_by_field_name("field")?).to_string();
+                            let arrow = target.field("operator").is_some_and(|o| self.text(o) == "->");
+                            let x = target.field("argument")?;
+                            let f = self.text(target.field("field")?).to_string();
                             let objs = self.object_of(x, arrow, flow);
                             if arrow {
                                 // The host writes the field through the pointer.
@@ -519,7 +580,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                             Some((objs, f))
                         }
                         "subscript_expression" => {
-                            let arr = target.child_by_field_name("argument")?;
+                            let arr = target.field("argument")?;
                             let objs = self.expr(arr, flow, false);
                             // `cudaMalloc(&rows[i], n)` writes `rows[i]` on the host.
                             self.access(target, &objs, true, flow);
@@ -528,11 +589,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         _ => None,
                     };
                 }
-                "cast_expression" => cur = cur.child_by_field_name("value")?,
+                "cast_expression" => cur = cur.field("value")?,
                 "parenthesized_expression" => cur = cur.named_child(0)?,
                 "call_expression" => {
                     // `reinterpret_cast<void**>(&s.d)`
-                    let list = cur.child_by_field_name("arguments")?;
+                    let list = cur.field("arguments")?;
                     cur = list.named_child(0)?;
                 }
                 _ => return None,
@@ -546,9 +607,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         while let Some(n) = stack.pop() {
             if n.kind() == "function_definition" {
                 if !self.is_device_code(n)
-                    && let Some(name) = n
-                        .child_by_field_name("declarator")
-                        .and_then(|d| function_name(d, self.src))
+                    && let Some(name) = n.field("declarator").and_then(|d| function_name(d, self.src))
                 {
                     self.functions.entry(name).or_insert(n);
                 }
@@ -570,20 +629,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         texts: &[String],
         flow: &mut Flow,
     ) -> LocSet {
-        let Some(body) = def.child_by_field_name("body") else {
+        let Some(body) = def.field("body") else {
             return LocSet::new();
         };
         let mut params = Vec::new();
-        if let Some(list) = def
-            .child_by_field_name("declarator")
-            .and_then(|d| find_kind(d, "parameter_list"))
-        {
+        if let Some(list) = def.field("declarator").and_then(|d| find_kind(d, "parameter_list")) {
             let mut c = list.walk();
             for p in list.named_children(&mut c) {
-                params.push(
-                    p.child_by_field_name("declarator")
-                        .and_then(|d| declared_name(d, self.src)),
-                );
+                params.push(p.field("declarator").and_then(|d| declared_name(d, self.src)));
             }
         }
         let caller_vars = std::mem::take(&mut flow.vars);
@@ -632,7 +685,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// `__global__` and `__device__` functions run on the device (`__host__ __device__` ones are
     /// not analysed either: the device side dominates them).
     fn is_device_code(&self, f: Node<'_>) -> bool {
-        let head_end = f.child_by_field_name("body").map_or(f.end_byte(), |b| b.start_byte());
+        let head_end = f.field("body").map_or(f.end_byte(), |b| b.start_byte());
         let head = &self.src[f.start_byte()..head_end.max(f.start_byte())];
         head.contains("__global__") || head.contains("__device__")
     }
@@ -708,6 +761,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         if flow.dead {
             return;
         }
+        self.work += 1;
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             self.depth -= 1;
@@ -748,20 +802,20 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
             "if_statement" => {
                 let mark = self.mark();
-                if let Some(c) = n.child_by_field_name("condition") {
+                if let Some(c) = n.field("condition") {
                     self.expr(c, flow, false);
                 }
                 let direct = self.since(mark);
-                let cond = n.child_by_field_name("condition");
+                let cond = n.field("condition");
                 let mut other = flow.clone();
                 if let Some(c) = cond {
                     self.failed_branch(c, &direct, true, flow);
                     self.failed_branch(c, &direct, false, &mut other);
                 }
-                if let Some(then) = n.child_by_field_name("consequence") {
+                if let Some(then) = n.field("consequence") {
                     self.statement(then, flow);
                 }
-                if let Some(alt) = n.child_by_field_name("alternative") {
+                if let Some(alt) = n.field("alternative") {
                     self.statement(alt, &mut other);
                 }
                 flow.join(&other);
@@ -820,9 +874,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         match n.kind() {
             "switch_statement" => Some(self.switch_parts(n, flow)),
             "if_statement" => {
-                let cond = n.child_by_field_name("condition")?;
-                let then = n.child_by_field_name("consequence");
-                let alt = n.child_by_field_name("alternative");
+                let cond = n.field("condition")?;
+                let then = n.field("consequence");
+                let alt = n.field("alternative");
                 let Some(test) = self.test(cond) else {
                     // `a && b`, `!a || b`: decided when the facts decide it, else both ways.
                     let decided = self.decide(cond, &flow.facts, 0)?;
@@ -889,8 +943,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
         match e.kind() {
             "binary_expression" => {
-                let op = e.child_by_field_name("operator").map(|o| self.text(o))?;
-                let (l, r) = (e.child_by_field_name("left")?, e.child_by_field_name("right")?);
+                let op = e.field("operator").map(|o| self.text(o))?;
+                let (l, r) = (e.field("left")?, e.field("right")?);
                 let (a, b) = (self.decide(l, facts, depth + 1), self.decide(r, facts, depth + 1));
                 match op {
                     "&&" => match (a, b) {
@@ -906,9 +960,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     _ => None,
                 }
             }
-            "unary_expression" if self.text(e).trim_start().starts_with('!') => self
-                .decide(e.child_by_field_name("argument")?, facts, depth + 1)
-                .map(|v| !v),
+            "unary_expression" if self.text(e).trim_start().starts_with('!') => {
+                self.decide(e.field("argument")?, facts, depth + 1).map(|v| !v)
+            }
             _ => None,
         }
     }
@@ -929,7 +983,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 when_equal: true,
             }),
             "unary_expression" if self.text(e).trim_start().starts_with('!') => {
-                let arg = e.child_by_field_name("argument")?;
+                let arg = e.field("argument")?;
                 (arg.kind() == "identifier").then(|| Test {
                     var: self.text(arg).to_string(),
                     value: "true".into(),
@@ -937,8 +991,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 })
             }
             "binary_expression" => {
-                let op = e.child_by_field_name("operator").map(|o| self.text(o))?;
-                let (l, r) = (e.child_by_field_name("left")?, e.child_by_field_name("right")?);
+                let op = e.field("operator").map(|o| self.text(o))?;
+                let (l, r) = (e.field("left")?, e.field("right")?);
                 let when_equal = match op {
                     "==" => true,
                     "!=" => false,
@@ -970,14 +1024,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// The paths through a `switch`, one per case taken (and one for no case, without a
     /// `default`), each knowing the case it took.
     fn switch_parts(&mut self, n: Node<'_>, flow: &mut Flow) -> Vec<Flow> {
-        if let Some(c) = n.child_by_field_name("condition") {
+        if let Some(c) = n.field("condition") {
             self.expr(c, flow, false);
         }
-        let Some(body) = n.child_by_field_name("body") else {
+        let Some(body) = n.field("body") else {
             return vec![std::mem::take(flow)];
         };
         let var = n
-            .child_by_field_name("condition")
+            .field("condition")
             .and_then(|c| self.test(c))
             .filter(|t| t.value == "true" && t.when_equal)
             .map(|t| t.var);
@@ -992,7 +1046,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             if case.kind() != "case_statement" {
                 continue;
             }
-            let label = case.child_by_field_name("value").map(|v| self.text(v).to_string());
+            let label = case.field("value").map(|v| self.text(v).to_string());
             has_default |= label.is_none();
             labels.extend(label.clone());
             // A case the path's facts rule out is not taken.
@@ -1008,7 +1062,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             let mut cc = case.walk();
             let stmts: Vec<Node> = case
                 .named_children(&mut cc)
-                .filter(|s| Some(*s) != case.child_by_field_name("value"))
+                .filter(|s| Some(*s) != case.field("value"))
                 .collect();
             for st in stmts {
                 self.statement(st, &mut path);
@@ -1035,7 +1089,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     fn looped(&mut self, n: Node<'_>, flow: &mut Flow) {
-        if let Some(init) = n.child_by_field_name("initializer") {
+        if let Some(init) = n.field("initializer") {
             if is_statement(init.kind()) {
                 self.statement(init, flow);
             } else {
@@ -1043,13 +1097,13 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
         }
         if n.kind() == "for_range_loop"
-            && let Some(r) = n.child_by_field_name("right")
+            && let Some(r) = n.field("right")
         {
             self.expr(r, flow, false);
         }
-        let body = n.child_by_field_name("body");
-        let cond = n.child_by_field_name("condition");
-        let update = n.child_by_field_name("update");
+        let body = n.field("body");
+        let cond = n.field("condition");
+        let update = n.field("update");
         let do_while = n.kind() == "do_statement";
         // The state at the loop head: entry joined with the end of each round.
         let mut head = flow.clone();
@@ -1096,12 +1150,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     fn declaration(&mut self, n: Node<'_>, flow: &mut Flow) {
-        let ty = n.child_by_field_name("type").map(|t| self.text(t)).unwrap_or("");
+        let ty = n.field("type").map(|t| self.text(t)).unwrap_or("");
         let mut c = n.walk();
         let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
         for d in decls {
             let (declarator, value) = if d.kind() == "init_declarator" {
-                (d.child_by_field_name("declarator"), d.child_by_field_name("value"))
+                (d.field("declarator"), d.field("value"))
             } else {
                 (Some(d), None)
             };
@@ -1197,7 +1251,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 | "for_range_loop" => continue,
                 "call_expression" => {
                     let name = n
-                        .child_by_field_name("function")
+                        .field("function")
                         .map(|f| callee_name(f, self.src))
                         .unwrap_or_default();
                     if api::effects(&name).is_some_and(|e| {
@@ -1220,7 +1274,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// finding should name the variable the caller uses now).
     fn calls_own_function(&self, v: Node<'_>) -> bool {
         v.kind() == "call_expression"
-            && v.child_by_field_name("function")
+            && v.field("function")
                 .is_some_and(|f| self.functions.contains_key(callee_name(f, self.src).as_str()))
     }
 
@@ -1273,18 +1327,18 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             },
             "parenthesized_expression" | "cast_expression" => {
                 let inner = n
-                    .child_by_field_name("value")
+                    .field("value")
                     .or_else(|| n.named_child(n.named_child_count().saturating_sub(1)));
                 inner.map(|i| self.expr(i, flow, write)).unwrap_or_default()
             }
             "binary_expression" => {
                 let mut out = LocSet::new();
                 for f in ["left", "right"] {
-                    if let Some(x) = n.child_by_field_name(f) {
+                    if let Some(x) = n.field(f) {
                         out.union_with(&self.expr(x, flow, false));
                     }
                 }
-                let op = n.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("");
+                let op = n.field("operator").map(|o| self.text(o)).unwrap_or("");
                 if op != "+" && op != "-" {
                     return LocSet::new();
                 }
@@ -1294,7 +1348,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 // One view per reservation and offset as written (`base + size` is the same view
                 // wherever it is written).
                 let offset: String = n
-                    .child_by_field_name("right")
+                    .field("right")
                     .map(|r| self.text(r).split_whitespace().collect())
                     .unwrap_or_default();
                 for l in out.iter() {
@@ -1319,18 +1373,18 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
             "conditional_expression" => {
                 let mut out = LocSet::new();
-                if let Some(c) = n.child_by_field_name("condition") {
+                if let Some(c) = n.field("condition") {
                     self.expr(c, flow, false);
                 }
                 for f in ["consequence", "alternative"] {
-                    if let Some(x) = n.child_by_field_name(f) {
+                    if let Some(x) = n.field(f) {
                         out.union_with(&self.expr(x, flow, false));
                     }
                 }
                 out
             }
             "pointer_expression" => {
-                let arg = n.child_by_field_name("argument");
+                let arg = n.field("argument");
                 let op = n.child(0).map(|o| self.text(o)).unwrap_or("");
                 match (op, arg) {
                     ("&", Some(a)) => self.address_of(a, flow),
@@ -1344,10 +1398,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
             "subscript_expression" => {
                 let target = n
-                    .child_by_field_name("argument")
+                    .field("argument")
                     .map(|a| self.expr(a, flow, false))
                     .unwrap_or_default();
-                if let Some(i) = n.child_by_field_name("indices") {
+                if let Some(i) = n.field("indices") {
                     self.expr(i, flow, false);
                 }
                 self.access(n, &target, write, flow);
@@ -1355,51 +1409,43 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 self.field_value(&target, ELEMENTS, flow)
             }
             "field_expression" => {
-                let arg = n.child_by_field_name("argument");
-                let arrow = n.child_by_field_name("operator").is_some_and(|o| self.text(o) == "->")
-                    || self.text(n).contains("->");
+                let arg = n.field("argument");
+                let arrow = n.field("operator").is_some_and(|o| self.text(o) == "->") || self.text(n).contains("->");
                 let Some(a) = arg else { return LocSet::new() };
                 let objs = self.object_of(a, arrow, flow);
                 if arrow {
                     self.access(n, &objs, write, flow);
                 }
-                match n.child_by_field_name("field") {
+                match n.field("field") {
                     Some(f) => self.field_value(&objs, self.text(f), flow),
                     None => LocSet::new(),
                 }
             }
             "assignment_expression" => {
                 let mark = self.mark();
-                let right = n
-                    .child_by_field_name("right")
-                    .map(|r| self.expr(r, flow, false))
-                    .unwrap_or_default();
-                if let Some(left) = n.child_by_field_name("left")
+                let right = n.field("right").map(|r| self.expr(r, flow, false)).unwrap_or_default();
+                if let Some(left) = n.field("left")
                     && left.kind() == "identifier"
                 {
                     let since = self.since(mark);
-                    if n.child_by_field_name("right")
-                        .is_some_and(|r| r.kind() == "call_expression")
-                    {
+                    if n.field("right").is_some_and(|r| r.kind() == "call_expression") {
                         flow.statuses.insert(self.text(left).to_string(), since);
                     } else {
                         flow.statuses.remove(self.text(left));
                     }
                 }
-                if let Some(left) = n.child_by_field_name("left") {
+                if let Some(left) = n.field("left") {
                     if left.kind() == "identifier" {
                         let name = self.text(left).to_string();
-                        if n.child_by_field_name("right")
-                            .is_some_and(|r| self.calls_own_function(r))
-                        {
+                        if n.field("right").is_some_and(|r| self.calls_own_function(r)) {
                             self.rename(&right, &name);
                         } else {
                             self.name_new(&right, &name);
                         }
-                        let op = n.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("=");
+                        let op = n.field("operator").map(|o| self.text(o)).unwrap_or("=");
                         flow.facts.remove(&name);
                         if op == "="
-                            && let Some(r) = n.child_by_field_name("right")
+                            && let Some(r) = n.field("right")
                             && matches!(r.kind(), "true" | "false" | "number_literal")
                         {
                             flow.facts.insert(name.clone(), Fact::Is(self.text(r).to_string()));
@@ -1413,7 +1459,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                             flow.vars.insert(name, value);
                         }
                     } else {
-                        let op = n.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("=");
+                        let op = n.field("operator").map(|o| self.text(o)).unwrap_or("=");
                         // `h[i] += x` reads before it writes.
                         if op != "=" {
                             self.expr(left, flow, false);
@@ -1425,7 +1471,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 right
             }
             "update_expression" => {
-                if let Some(a) = n.child_by_field_name("argument")
+                if let Some(a) = n.field("argument")
                     && a.kind() != "identifier"
                 {
                     self.expr(a, flow, true);
@@ -1503,9 +1549,21 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
         match a.kind() {
             "subscript_expression" => a
-                .child_by_field_name("argument")
+                .field("argument")
                 .map(|x| self.expr(x, flow, false))
                 .unwrap_or_default(),
+            // `&s.count`, `&model->mean_loss`: a field inside an object's host memory (a pointer
+            // field's own value is what `s.f` reads, not its address).
+            "field_expression" => {
+                let arrow = a.field("operator").is_some_and(|o| self.text(o) == "->");
+                let objs = match a.field("argument") {
+                    Some(x) => self.object_of(x, arrow, flow),
+                    None => LocSet::new(),
+                };
+                objs.iter()
+                    .filter(|l| self.locs[l.0 as usize].kind == Some(MemKind::Pageable))
+                    .collect()
+            }
             "identifier" if flow.objects.contains_key(self.text(a)) => flow
                 .objects
                 .get(self.text(a))
@@ -1553,8 +1611,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     fn call(&mut self, n: Node<'_>, flow: &mut Flow) -> LocSet {
-        let func = n.child_by_field_name("function");
-        let args: Vec<Node> = match n.child_by_field_name("arguments") {
+        let func = n.field("function");
+        let args: Vec<Node> = match n.field("arguments") {
             Some(list) => {
                 let mut c = list.walk();
                 list.named_children(&mut c).filter(|a| a.kind() != "comment").collect()
@@ -1599,7 +1657,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         {
             let mut all = Vec::new();
             if f.kind() == "field_expression"
-                && let Some(object) = f.child_by_field_name("argument")
+                && let Some(object) = f.field("argument")
             {
                 all.push(object);
             }
@@ -1611,7 +1669,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             && f.kind() == "field_expression"
         {
             let object = f
-                .child_by_field_name("argument")
+                .field("argument")
                 .map(|o| self.expr(o, flow, false))
                 .unwrap_or_default();
             for a in &args {
@@ -1640,6 +1698,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             if let Some((&fname, &def)) = self.functions.get_key_value(name.as_str())
                 && self.inlined.len() < MAX_INLINE
                 && !self.inlined.contains(&fname)
+                && self.within_budget(n)
             {
                 let texts: Vec<String> = args.iter().map(|a| self.argument_text(*a)).collect();
                 return self.inline(n.start_byte() as u32, fname, def, &vals, &texts, flow);
@@ -1652,8 +1711,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// The effects `cuda-lint.toml` gives the function called as `f`, if any.
     fn configured_effects(&self, f: Node<'_>) -> Option<Vec<Effect>> {
         let written = match f.kind() {
-            "field_expression" => f.child_by_field_name("field").map(|n| self.text(n).to_string()),
-            "template_function" => f.child_by_field_name("name").map(|n| self.text(n).to_string()),
+            "field_expression" => f.field("field").map(|n| self.text(n).to_string()),
+            "template_function" => f.field("name").map(|n| self.text(n).to_string()),
             "identifier" => Some(self.text(f).to_string()),
             "qualified_identifier" => {
                 let text = self.text(f);
@@ -2062,8 +2121,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 self.memory(&v)
             })
             .collect();
-        let written = kernel_writes(self.src, name);
-        let kernel = match kernel_fence(self.src, name) {
+        let (written, fence, volatile) = self.kernel_info(name);
+        let kernel = match fence {
             Fence::Fenced => None,
             Fence::Unfenced => Some(Kernel::Unfenced { name: name.to_string() }),
             Fence::NotFound => {
@@ -2086,11 +2145,6 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         // A `volatile` pointer parameter is a channel the kernel polls while the host writes it
         // (`delay(volatile int* flag)` spinning until the host sets the flag): the host's
         // accesses to it are the protocol, not a race.
-        let volatile: Vec<bool> = cuda_lint_cuda_source::kernel_signatures(self.src)
-            .ok()
-            .and_then(|sigs| sigs.into_iter().find(|k| k.name == name))
-            .map(|k| k.params.iter().map(|p| p.is_volatile && p.is_pointer()).collect())
-            .unwrap_or_default();
         let (mut reads, mut writes) = (LocSet::new(), LocSet::new());
         for (i, s) in slots.iter().enumerate() {
             if volatile.get(i).copied().unwrap_or(false) {
@@ -2109,9 +2163,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
 /// The name a function declarator declares (`f`, `ns::f`, `C::f`).
 fn function_name<'s>(d: Node<'_>, src: &'s str) -> Option<&'s str> {
     let f = find_kind(d, "function_declarator")?;
-    let name = f.child_by_field_name("declarator")?;
+    let name = f.field("declarator")?;
     let name = match name.kind() {
-        "qualified_identifier" => name.child_by_field_name("name")?,
+        "qualified_identifier" => name.field("name")?,
         _ => name,
     };
     name.utf8_text(src.as_bytes()).ok()
@@ -2184,7 +2238,7 @@ fn declared_name(n: Node<'_>, src: &str) -> Option<String> {
         if matches!(cur.kind(), "identifier" | "field_identifier") {
             return cur.utf8_text(src.as_bytes()).ok().map(str::to_string);
         }
-        cur = cur.child_by_field_name("declarator").or_else(|| cur.named_child(0))?;
+        cur = cur.field("declarator").or_else(|| cur.named_child(0))?;
     }
     None
 }
@@ -2206,8 +2260,8 @@ fn failure_test<'t>(cond: Node<'t>, src: &str) -> Option<(Node<'t>, bool)> {
     let is_success = |t: &str| matches!(t, "cudaSuccess" | "CUDA_SUCCESS" | "0");
     match cur.kind() {
         "binary_expression" => {
-            let (l, r) = (cur.child_by_field_name("left")?, cur.child_by_field_name("right")?);
-            let op = text(cur.child_by_field_name("operator")?);
+            let (l, r) = (cur.field("left")?, cur.field("right")?);
+            let op = text(cur.field("operator")?);
             let (subject, other) = if is_success(&text(r)) { (l, r) } else { (r, l) };
             if !is_success(&text(other)) {
                 return None;
@@ -2218,7 +2272,7 @@ fn failure_test<'t>(cond: Node<'t>, src: &str) -> Option<(Node<'t>, bool)> {
                 _ => None,
             }
         }
-        "unary_expression" if text(cur).starts_with('!') => Some((cur.child_by_field_name("argument")?, false)),
+        "unary_expression" if text(cur).starts_with('!') => Some((cur.field("argument")?, false)),
         "identifier" | "call_expression" => Some((cur, true)),
         _ => None,
     }
@@ -2250,12 +2304,12 @@ fn out_var(n: Node<'_>, src: &str) -> Option<String> {
     for _ in 0..8 {
         match cur.kind() {
             "pointer_expression" => {
-                let arg = cur.child_by_field_name("argument")?;
+                let arg = cur.field("argument")?;
                 return (arg.kind() == "identifier")
                     .then(|| arg.utf8_text(src.as_bytes()).ok().map(str::to_string))
                     .flatten();
             }
-            "cast_expression" => cur = cur.child_by_field_name("value")?,
+            "cast_expression" => cur = cur.field("value")?,
             "parenthesized_expression" => cur = cur.named_child(0)?,
             _ => return None,
         }
@@ -2281,11 +2335,9 @@ fn callee_name(f: Node<'_>, src: &str) -> String {
     let text = |n: Node<'_>| n.utf8_text(src.as_bytes()).unwrap_or("").to_string();
     match f.kind() {
         "identifier" => text(f),
-        "qualified_identifier" => f
-            .child_by_field_name("name")
-            .map_or_else(|| text(f), |n| callee_name(n, src)),
-        "field_expression" => f.child_by_field_name("field").map(text).unwrap_or_default(),
-        "template_function" => f.child_by_field_name("name").map(text).unwrap_or_default(),
+        "qualified_identifier" => f.field("name").map_or_else(|| text(f), |n| callee_name(n, src)),
+        "field_expression" => f.field("field").map(text).unwrap_or_default(),
+        "template_function" => f.field("name").map(text).unwrap_or_default(),
         _ => text(f),
     }
 }

@@ -252,12 +252,19 @@ pub fn check_source_with(src: &str, file: u32, functions: &api::Functions) -> (V
             if lines.len() > 10 { ", ..." } else { "" }
         ));
     }
-    let (found, too_deep) = FileAnalysis::new(src, file).with_functions(functions.clone()).run(root);
+    let (found, too_deep, over_budget) = FileAnalysis::new(src, file).with_functions(functions.clone()).run(root);
     if let Some(at) = too_deep {
         let line = src.get(..at).map_or(0, |s| s.matches('\n').count()) + 1;
         problems.push(format!(
             "code nested more than {} deep (from line {line}) is not checked",
             interp::MAX_DEPTH
+        ));
+    }
+    if let Some(at) = over_budget {
+        let line = src.get(..at).map_or(0, |s| s.matches('\n').count()) + 1;
+        problems.push(format!(
+            "a function ran {} statements (its loops and the calls it runs inline): calls from line {line} on are not followed into",
+            interp::WORK_FOR_INLINING
         ));
     }
     (found, (!problems.is_empty()).then(|| problems.join("; ")))

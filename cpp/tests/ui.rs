@@ -223,3 +223,22 @@ fn cpp_examples_report_their_own_lint_only() {
     assert_eq!(pairs, cuda_lint_machine::LINTS.len(), "{failures:?}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Calls of the file's functions run inline, each calling the next a hundred times: millions
+/// of statements. The analysis stops running calls inline past its budget, says so, and ends.
+#[test]
+fn a_function_past_the_work_budget_is_cut_short_and_said_so() {
+    let leaf = format!("int x = 0;\n{}", "x++;\n".repeat(100));
+    let mid = "leaf(p);\n".repeat(100);
+    let top = "mid(p);\n".repeat(100);
+    let src = format!(
+        "void leaf(float* p) {{ {leaf} }}\nvoid mid(float* p) {{ {mid} }}\nvoid top(float* p) {{ {top} }}\n\
+         int main() {{ float* d = (float*)malloc(64);\ntop(d);\ntop(d);\nreturn 0; }}\n"
+    );
+    let start = std::time::Instant::now();
+    let (_, problem) = cuda_lint_cpp::check_source(&src, 0);
+    let problem = problem.unwrap_or_default();
+    assert!(problem.contains("are not followed into"), "{problem}");
+    // Not a timing test: a guard against a hang (the budget's whole point).
+    assert!(start.elapsed() < std::time::Duration::from_secs(120));
+}

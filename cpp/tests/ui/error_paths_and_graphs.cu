@@ -146,3 +146,31 @@ void ok_scalar_read_back_captured_into_a_graph(const double* d_sum, double* sum,
     cudaStreamEndCapture(s, g);
     *sum = local;
 }
+
+// A field of a host struct read back asynchronously (llm.c's `&model->mean_loss`): pageable.
+struct Model {
+    float* d_losses;
+    float mean_loss;
+};
+
+void reduce_loss(Model* model, cudaStream_t s) {
+    cudaMemcpyAsync(&model->mean_loss, model->d_losses, sizeof(float), cudaMemcpyDeviceToHost, s); //~ pageable_async_copy
+    cudaStreamSynchronize(s);
+}
+
+int fires_loss_read_back_into_a_struct_field(cudaStream_t s) {
+    Model model;
+    cudaMalloc(&model.d_losses, 64 * sizeof(float));
+    reduce_loss(&model, s);
+    return model.mean_loss > 0.0f;
+}
+
+// The same field of a struct in pinned memory: not pageable.
+int ok_loss_read_back_into_a_pinned_struct(cudaStream_t s) {
+    Model* model;
+    cudaMallocHost(&model, sizeof(Model));
+    cudaMalloc(&model->d_losses, 64 * sizeof(float));
+    cudaMemcpyAsync(&model->mean_loss, model->d_losses, sizeof(float), cudaMemcpyDeviceToHost, s);
+    cudaStreamSynchronize(s);
+    return model->mean_loss > 0.0f;
+}
