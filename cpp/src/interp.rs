@@ -1664,6 +1664,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             all.extend(args.iter().copied());
             return self.apply(n, &effects, &all, flow);
         }
+        if let Some(out) = self.launch_through_api(n, &name, &args, flow) {
+            return out;
+        }
         // `v.data()`, `v.size()`: what the object is.
         if let Some(f) = func
             && f.kind() == "field_expression"
@@ -2121,6 +2124,90 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 self.memory(&v)
             })
             .collect();
+        self.launch_with(n, name, slots, streams, stream_arg, flow)
+    }
+
+    /// `cudaLaunchKernel((void*)k, grid, block, args, shmem, stream)` (and
+    /// `cudaLaunchCooperativeKernel`): a launch of `k` whose arguments are the variables the
+    /// `void* args[] = {&a, &b}` array of the function lists. `None`: not such a call.
+    fn launch_through_api(&mut self, n: Node<'_>, name: &str, args: &[Node<'_>], flow: &mut Flow) -> Option<LocSet> {
+        if !matches!(name, "cudaLaunchKernel" | "cudaLaunchCooperativeKernel") || args.len() < 4 {
+            return None;
+        }
+        let kernel = strip_casts(args[0], self.src)?;
+        let kernel = self.text(kernel).trim_start_matches('&').trim().to_string();
+        for a in args.iter().skip(1) {
+            self.expr(*a, flow, false);
+        }
+        let stream_arg = args.get(5).copied();
+        let streams = match stream_arg {
+            Some(s) => {
+                let v = self.expr(s, flow, false);
+                self.streams_of(Some(s), &v)
+            }
+            None => LocSet::single(self.legacy),
+        };
+        // The argument array: its initializer in this function, each element `&x`.
+        let array = self.text(strip_casts(args[3], self.src)?).to_string();
+        let list = self.initializer_of(n, &array)?;
+        let mut c = list.walk();
+        let elements: Vec<Node> = list.named_children(&mut c).collect();
+        let slots: Vec<LocSet> = elements
+            .iter()
+            .map(|e| {
+                let target = strip_casts(*e, self.src)
+                    .filter(|t| t.kind() == "pointer_expression")
+                    .and_then(|t| t.field("argument"));
+                match target {
+                    Some(x) => {
+                        let v = self.expr(x, flow, false);
+                        self.memory(&v)
+                    }
+                    None => LocSet::new(),
+                }
+            })
+            .collect();
+        Some(self.launch_with(n, &kernel, slots, streams, stream_arg, flow))
+    }
+
+    /// The initializer list of the array `name` declared in the function around `at`.
+    fn initializer_of<'n>(&self, at: Node<'n>, name: &str) -> Option<Node<'n>> {
+        let mut f = at;
+        while f.kind() != "function_definition" {
+            f = f.parent()?;
+        }
+        let mut stack = vec![f.field("body")?];
+        let mut seen = 0;
+        while let Some(x) = stack.pop() {
+            seen += 1;
+            if seen > 20_000 {
+                return None;
+            }
+            if x.kind() == "init_declarator"
+                && x.field("declarator")
+                    .and_then(|d| declared_name(d, self.src))
+                    .as_deref()
+                    == Some(name)
+                && let Some(v) = x.field("value")
+                && v.kind() == "initializer_list"
+            {
+                return Some(v);
+            }
+            let mut c = x.walk();
+            stack.extend(x.named_children(&mut c));
+        }
+        None
+    }
+
+    fn launch_with(
+        &mut self,
+        n: Node<'_>,
+        name: &str,
+        slots: Vec<LocSet>,
+        streams: LocSet,
+        stream_arg: Option<Node<'_>>,
+        flow: &mut Flow,
+    ) -> LocSet {
         let (written, fence, volatile) = self.kernel_info(name);
         let kernel = match fence {
             Fence::Fenced => None,
@@ -2318,6 +2405,26 @@ fn out_var(n: Node<'_>, src: &str) -> Option<String> {
 }
 
 /// The name a call calls: `f`, `ns::f`, `obj.f`, `f<T>`.
+/// `x` under its casts: `(void*)x`, `reinterpret_cast<void*>(x)`, `(x)`.
+fn strip_casts<'t>(n: Node<'t>, src: &str) -> Option<Node<'t>> {
+    let mut cur = n;
+    for _ in 0..8 {
+        match cur.kind() {
+            "cast_expression" => cur = cur.field("value")?,
+            "parenthesized_expression" => cur = cur.named_child(0)?,
+            "call_expression"
+                if cur
+                    .field("function")
+                    .is_some_and(|f| callee_name(f, src).ends_with("_cast")) =>
+            {
+                cur = cur.field("arguments")?.named_child(0)?;
+            }
+            _ => return Some(cur),
+        }
+    }
+    Some(cur)
+}
+
 /// Whether `n` lies in a loop of its function (a `cudaStreamQuery` polled until done).
 fn in_loop(n: Node<'_>) -> bool {
     let mut cur = n.parent();

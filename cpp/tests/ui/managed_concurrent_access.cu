@@ -173,15 +173,14 @@ unsigned fires_driver_managed_read(CUdeviceptr work, int n, CUstream s) {
     return v;
 }
 
-// Known problem, not found yet: `cudaLaunchKernel` is not read as a launch (only `<<<>>>` is)
-float known_miss_kernel_started_with_cuda_launch_kernel(int n, cudaStream_t s) {
+float fires_kernel_started_with_cuda_launch_kernel(int n, cudaStream_t s) {
     float *work, *stats;
     cudaMalloc(&work, n * sizeof(float));
     cudaMallocManaged(&stats, 16 * sizeof(float));
     float a = 2.0f;
     void* args[] = {&work, &a, &n};
     cudaLaunchKernel((const void*)scale, dim3((n + 255) / 256), dim3(256), args, 0, s);
-    float v = stats[0];
+    float v = stats[0]; //~ managed_concurrent_access
     cudaStreamSynchronize(s);
     return v;
 }

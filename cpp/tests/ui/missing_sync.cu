@@ -573,3 +573,26 @@ float ok_same_stream_orders_copy_kernel_copy(int n) {
     cudaStreamSynchronize(s);
     return h[0];
 }
+
+// A kernel started through the API with its arguments in an array (cooperative launches).
+__global__ void grid_reduce(const float* in, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(out, in[i]);
+}
+
+float fires_read_after_a_cooperative_launch(const float* d_in, int n, cudaStream_t s) {
+    float* total;
+    cudaMallocManaged(&total, sizeof(float));
+    void* args[] = {(void*)&d_in, (void*)&total, (void*)&n};
+    cudaLaunchCooperativeKernel((void*)grid_reduce, dim3(64), dim3(256), args, 0, s);
+    return *total; //~ missing_sync
+}
+
+float ok_read_after_a_cooperative_launch_and_a_sync(const float* d_in, int n, cudaStream_t s) {
+    float* total;
+    cudaMallocManaged(&total, sizeof(float));
+    void* args[] = {(void*)&d_in, (void*)&total, (void*)&n};
+    cudaLaunchCooperativeKernel((void*)grid_reduce, dim3(64), dim3(256), args, 0, s);
+    cudaStreamSynchronize(s);
+    return *total;
+}
