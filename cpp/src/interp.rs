@@ -46,6 +46,8 @@ struct LocInfo {
     /// Managed memory attached to the host or to one stream (`cudaMemAttachHost`,
     /// `cudaStreamAttachMemAsync(.., cudaMemAttachSingle)`): kernels elsewhere do not take it.
     attached: bool,
+    /// A device container (`thrust::device_vector`): the host's `d[i]` copies, legally.
+    copies_on_access: bool,
 }
 
 #[derive(Clone, Default, PartialEq)]
@@ -257,6 +259,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     /// Runs every host function of the translation unit.
+    /// The memory a container variable holds (`std::vector`, `thrust::device_vector`...).
+    fn container(&mut self, declarator: Node<'_>, kind: MemKind, name: &str) -> Loc {
+        let l = self.loc_at(declarator, "var", Some(kind), Some(name.to_string()), false);
+        // `d[i]` of a device container copies through its reference type: no host deref.
+        self.locs[l.0 as usize].copies_on_access = kind != MemKind::Pageable;
+        l
+    }
+
     /// Whether the current top-level function may still run calls inline; the first call past
     /// the budget is remembered and reported.
     fn within_budget(&mut self, call: Node<'_>) -> bool {
@@ -356,8 +366,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 let Some(name) = declared_name(d, self.src) else {
                     continue;
                 };
-                if !contains_kind(d, "pointer_declarator") && (ty.contains("vector") || ty.contains("array<")) {
-                    let l = self.loc_at(d, "var", Some(MemKind::Pageable), Some(name.clone()), false);
+                if !contains_kind(d, "pointer_declarator")
+                    && let Some(kind) = container_kind(ty)
+                {
+                    let l = self.container(d, kind, &name);
                     flow.vars.insert(name, LocSet::single(l));
                 } else if !contains_kind(d, "pointer_declarator")
                     && matches!(
@@ -703,6 +715,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             parent: None,
             named_in: self.inlined.len(),
             attached: false,
+            copies_on_access: false,
         });
         l
     }
@@ -1165,9 +1178,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             };
             let is_array = contains_kind(declarator, "array_declarator");
             let is_pointer = contains_kind(declarator, "pointer_declarator");
-            let target = if is_array || (!is_pointer && (ty.contains("vector") || ty.contains("array<"))) {
-                // Host memory the variable is: a stack array, a `std::vector`'s buffer.
-                let l = self.loc_at(declarator, "var", Some(MemKind::Pageable), Some(name.clone()), false);
+            let container = (!is_pointer).then(|| container_kind(ty)).flatten();
+            let target = if is_array || container.is_some() {
+                // Memory the variable is: a stack array, a `std::vector`'s buffer, a
+                // `thrust::device_vector`'s.
+                let l = self.container(declarator, container.unwrap_or(MemKind::Pageable), &name);
                 if let Some(v) = value {
                     self.expr(v, flow, false);
                 }
@@ -1597,7 +1612,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     fn access(&mut self, at: Node<'_>, target: &LocSet, write: bool, flow: &Flow) {
-        let mem = self.memory(target);
+        let mut mem = self.memory(target);
+        mem.retain(|l| !self.locs[l.0 as usize].copies_on_access);
         if mem.is_empty() {
             return;
         }
@@ -1623,7 +1639,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         // C++'s named casts are casts: the value passes through.
         if matches!(
             name.as_str(),
-            "static_cast" | "reinterpret_cast" | "const_cast" | "dynamic_cast" | "std::move"
+            "static_cast" | "reinterpret_cast" | "const_cast" | "dynamic_cast" | "std::move" | "raw_pointer_cast"
         ) && let [value] = args.as_slice()
         {
             return self.expr(*value, flow, false);
@@ -2362,6 +2378,23 @@ fn failure_test<'t>(cond: Node<'t>, src: &str) -> Option<(Node<'t>, bool)> {
         "unary_expression" if text(cur).starts_with('!') => Some((cur.field("argument")?, false)),
         "identifier" | "call_expression" => Some((cur, true)),
         _ => None,
+    }
+}
+
+/// The memory a container type holds: `thrust::device_vector` device memory,
+/// `thrust::universal_vector` managed, a host vector with a pinned allocator pinned, any other
+/// `vector`/`std::array` pageable. `None`: not a container.
+fn container_kind(ty: &str) -> Option<MemKind> {
+    if ty.contains("device_vector") {
+        Some(MemKind::Device)
+    } else if ty.contains("universal_vector") {
+        Some(MemKind::Managed)
+    } else if (ty.contains("vector") || ty.contains("array<")) && ty.contains("pinned") {
+        Some(MemKind::Pinned)
+    } else if ty.contains("vector") || ty.contains("array<") {
+        Some(MemKind::Pageable)
+    } else {
+        None
     }
 }
 
