@@ -2147,15 +2147,59 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// `cudaLaunchCooperativeKernel`): a launch of `k` whose arguments are the variables the
     /// `void* args[] = {&a, &b}` array of the function lists. `None`: not such a call.
     fn launch_through_api(&mut self, n: Node<'_>, name: &str, args: &[Node<'_>], flow: &mut Flow) -> Option<LocSet> {
-        if !matches!(name, "cudaLaunchKernel" | "cudaLaunchCooperativeKernel") || args.len() < 4 {
-            return None;
+        // `cudaLaunchKernelEx(&config, kernel, a, b, ...)`: the arguments as written, the stream
+        // in the configuration's `stream` field.
+        if name == "cudaLaunchKernelEx" && args.len() >= 2 {
+            let kernel = self
+                .text(strip_casts(args[1], self.src)?)
+                .trim_start_matches('&')
+                .trim()
+                .to_string();
+            let config = strip_casts(args[0], self.src)?;
+            let objs = match config.kind() {
+                "pointer_expression" => match config.field("argument") {
+                    Some(x) => self.address_of_object(x, flow),
+                    None => LocSet::new(),
+                },
+                _ => self.expr(config, flow, false),
+            };
+            let streams = self.field_value(&objs, "stream", flow);
+            let streams: LocSet = streams
+                .iter()
+                .filter(|l| self.locs[l.0 as usize].kind.is_none())
+                .collect();
+            let slots: Vec<LocSet> = args[2..]
+                .iter()
+                .map(|a| {
+                    let v = self.expr(*a, flow, false);
+                    self.memory(&v)
+                })
+                .collect();
+            let streams = if streams.is_empty() {
+                LocSet::single(self.legacy)
+            } else {
+                streams
+            };
+            return Some(self.launch_with(n, &kernel, slots, streams, None, flow));
         }
-        let kernel = strip_casts(args[0], self.src)?;
-        let kernel = self.text(kernel).trim_start_matches('&').trim().to_string();
-        for a in args.iter().skip(1) {
-            self.expr(*a, flow, false);
+        // `cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra)`: a kernel
+        // loaded from a module, whose source is not in the file.
+        let (kernel, stream_at, array_at) = match name {
+            "cudaLaunchKernel" | "cudaLaunchCooperativeKernel" if args.len() >= 4 => {
+                let k = strip_casts(args[0], self.src)?;
+                (self.text(k).trim_start_matches('&').trim().to_string(), 5, 3)
+            }
+            "cuLaunchKernel" | "cuLaunchCooperativeKernel" if args.len() >= 10 => {
+                (self.text(args[0]).trim().to_string(), 8, 9)
+            }
+            _ => return None,
+        };
+        for (i, a) in args.iter().enumerate().skip(1) {
+            if i != array_at {
+                self.expr(*a, flow, false);
+            }
         }
-        let stream_arg = args.get(5).copied();
+        let stream_arg = args.get(stream_at).copied();
         let streams = match stream_arg {
             Some(s) => {
                 let v = self.expr(s, flow, false);
@@ -2164,7 +2208,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             None => LocSet::single(self.legacy),
         };
         // The argument array: its initializer in this function, each element `&x`.
-        let array = self.text(strip_casts(args[3], self.src)?).to_string();
+        let array = self.text(strip_casts(args[array_at], self.src)?).to_string();
         let list = self.initializer_of(n, &array)?;
         let mut c = list.walk();
         let elements: Vec<Node> = list.named_children(&mut c).collect();
@@ -2184,6 +2228,18 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             })
             .collect();
         Some(self.launch_with(n, &kernel, slots, streams, stream_arg, flow))
+    }
+
+    /// `&x` of a local object (a launch configuration): its location.
+    fn address_of_object(&mut self, x: Node<'_>, flow: &mut Flow) -> LocSet {
+        match x.kind() {
+            "identifier" => flow
+                .objects
+                .get(self.text(x))
+                .map(|o| LocSet::single(*o))
+                .unwrap_or_default(),
+            _ => LocSet::new(),
+        }
     }
 
     /// The initializer list of the array `name` declared in the function around `at`.
@@ -2410,8 +2466,10 @@ fn is_host_object_type(ty: &str) -> bool {
     !(t.is_empty()
         || t == "auto"
         || t == "dim3"
-        || lower.starts_with("cu")
-        || lower.starts_with("nv")
+        // CUDA's handles (streams, events, device pointers, results) are not host objects; its
+        // structs (`cudaLaunchConfig_t`, `CUmemAllocationProp`, `cudaDeviceProp`) are.
+        || ((lower.starts_with("cu") || lower.starts_with("nv"))
+            && !["Config", "Prop", "Desc", "Attribute", "Params"].iter().any(|k| t.contains(k)))
         || t.starts_with("std::")
         || t.contains("vector")
         || t.contains("thread")

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <vector>
 #include <cuda_runtime.h>
+#include <cuda.h>
 
 #define CHECK(x)                                                                    \
     do {                                                                            \
@@ -595,4 +596,44 @@ float ok_read_after_a_cooperative_launch_and_a_sync(const float* d_in, int n, cu
     cudaLaunchCooperativeKernel((void*)grid_reduce, dim3(64), dim3(256), args, 0, s);
     cudaStreamSynchronize(s);
     return *total;
+}
+
+// cudaLaunchKernelEx (CUDA 12): the stream is the configuration's, the arguments as written.
+float fires_read_after_a_launch_through_a_config(float* m, int n, cudaStream_t s) {
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3((n + 255) / 256);
+    config.blockDim = dim3(256);
+    config.stream = s;
+    cudaMallocManaged(&m, n * sizeof(float));
+    cudaLaunchKernelEx(&config, grid_reduce, (const float*)m, m, n);
+    return m[0]; //~ missing_sync
+}
+
+float ok_read_after_a_launch_through_a_config_and_its_stream_synchronized(float* m, int n, cudaStream_t s) {
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3((n + 255) / 256);
+    config.blockDim = dim3(256);
+    config.stream = s;
+    cudaMallocManaged(&m, n * sizeof(float));
+    cudaLaunchKernelEx(&config, grid_reduce, (const float*)m, m, n);
+    cudaStreamSynchronize(s);
+    return m[0];
+}
+
+// cuLaunchKernel: a kernel from a module (its source is not here), arguments in an array.
+float fires_read_after_a_driver_launch(CUfunction f, CUstream s, int n) {
+    CUdeviceptr d;
+    cuMemAllocManaged(&d, n * sizeof(float), CU_MEM_ATTACH_GLOBAL);
+    void* params[] = {&d, &n};
+    cuLaunchKernel(f, (n + 255) / 256, 1, 1, 256, 1, 1, 0, s, params, nullptr);
+    return ((float*)d)[0]; //~ missing_sync
+}
+
+float ok_read_after_a_driver_launch_and_a_context_sync(CUfunction f, CUstream s, int n) {
+    CUdeviceptr d;
+    cuMemAllocManaged(&d, n * sizeof(float), CU_MEM_ATTACH_GLOBAL);
+    void* params[] = {&d, &n};
+    cuLaunchKernel(f, (n + 255) / 256, 1, 1, 256, 1, 1, 0, s, params, nullptr);
+    cuCtxSynchronize();
+    return ((float*)d)[0];
 }
