@@ -472,7 +472,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     fn store_through(&mut self, left: Node<'_>, value: &LocSet, flow: &mut Flow) {
         match left.kind() {
             "field_expression" => {
-                let arrow = left.field("operator").is_some_and(|o| self.text(o) == "->");
+                let arrow = self.is_arrow(left);
                 let (Some(x), Some(f)) = (left.field("argument"), left.field("field")) else {
                     return;
                 };
@@ -521,7 +521,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 .unwrap_or_default(),
             // `a.b.c`: the object `a.b` is kept as `a`'s field.
             "field_expression" => {
-                let inner_arrow = a.field("operator").is_some_and(|o| self.text(o) == "->");
+                let inner_arrow = self.is_arrow(a);
                 let (Some(x), Some(f)) = (a.field("argument"), a.field("field")) else {
                     return LocSet::new();
                 };
@@ -581,7 +581,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     let target = cur.field("argument")?;
                     return match target.kind() {
                         "field_expression" => {
-                            let arrow = target.field("operator").is_some_and(|o| self.text(o) == "->");
+                            let arrow = self.is_arrow(target);
                             let x = target.field("argument")?;
                             let f = self.text(target.field("field")?).to_string();
                             let objs = self.object_of(x, arrow, flow);
@@ -740,11 +740,6 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     fn emit(&mut self, at: Node<'_>, event: Event<'_, Site>, flow: &Flow) {
-        self.emit_except(at, event, flow, None);
-    }
-
-    /// [`Self::emit`], leaving out the findings of the lint `skip`.
-    fn emit_except(&mut self, at: Node<'_>, event: Event<'_, Site>, flow: &Flow, skip: Option<&str>) {
         let span = self.site(at);
         let mut found = Vec::new();
         {
@@ -761,9 +756,6 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             check_all(&event, &cx, &mut found);
         }
         for f in found {
-            if skip == Some(f.lint.name) {
-                continue;
-            }
             self.findings.insert((f.lint.name, f.kind, f.span), f);
         }
     }
@@ -1248,6 +1240,13 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// Whether a loop body calls a function that waits for the device (a stream, an event or
     /// the device synchronized), directly: not inside a nested branch.
     fn waits_inside(&self, body: Node<'_>) -> bool {
+        self.waits_within(body, 0)
+    }
+
+    /// [`Self::waits_inside`], looking into the file's functions it calls, `depth` of them deep
+    /// (bounded by `MAX_INLINE`).
+    fn waits_within(&self, body: Node<'_>, depth: usize) -> bool {
+        let is_wait = |e: &Effect| matches!(e, Effect::SyncStream(_) | Effect::SyncEvent(_) | Effect::SyncDevice);
         let mut stack = vec![body];
         let mut seen = 0;
         while let Some(n) = stack.pop() {
@@ -1265,14 +1264,19 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 | "do_statement"
                 | "for_range_loop" => continue,
                 "call_expression" => {
-                    let name = n
-                        .field("function")
-                        .map(|f| callee_name(f, self.src))
-                        .unwrap_or_default();
-                    if api::effects(&name).is_some_and(|e| {
-                        e.iter()
-                            .any(|e| matches!(e, Effect::SyncStream(_) | Effect::SyncEvent(_) | Effect::SyncDevice))
-                    }) {
+                    let f = n.field("function");
+                    let name = f.map(|f| callee_name(f, self.src)).unwrap_or_default();
+                    let configured = f.and_then(|f| self.configured_effects(f));
+                    if api::effects(&name).is_some_and(|e| e.iter().any(is_wait))
+                        || configured.is_some_and(|e| e.iter().any(is_wait))
+                    {
+                        return true;
+                    }
+                    // A helper of the file that waits (`wait_for(streams[i])`).
+                    if depth < MAX_INLINE
+                        && let Some(b) = self.functions.get(name.as_str()).and_then(|d| d.field("body"))
+                        && self.waits_within(b, depth + 1)
+                    {
                         return true;
                     }
                 }
@@ -1425,7 +1429,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
             "field_expression" => {
                 let arg = n.field("argument");
-                let arrow = n.field("operator").is_some_and(|o| self.text(o) == "->") || self.text(n).contains("->");
+                let arrow = self.is_arrow(n);
                 let Some(a) = arg else { return LocSet::new() };
                 let objs = self.object_of(a, arrow, flow);
                 if arrow {
@@ -1570,7 +1574,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             // `&s.count`, `&model->mean_loss`: a field inside an object's host memory (a pointer
             // field's own value is what `s.f` reads, not its address).
             "field_expression" => {
-                let arrow = a.field("operator").is_some_and(|o| self.text(o) == "->");
+                let arrow = self.is_arrow(a);
                 let objs = match a.field("argument") {
                     Some(x) => self.object_of(x, arrow, flow),
                     None => LocSet::new(),
@@ -1618,12 +1622,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             return;
         }
         let access = if write { Access::Write } else { Access::Read };
-        // Managed memory attached to the host or one stream: kernels of other streams do not
-        // take it, so the host may touch it while they run (missing_sync still judges work
-        // that uses it).
-        let attached = mem.iter().all(|l| self.locs[l.0 as usize].attached);
-        let skip = attached.then_some("managed_concurrent_access");
-        self.emit_except(at, Event::HostAccess { regions: &mem, access }, flow, skip);
+        self.emit(at, Event::HostAccess { regions: &mem, access }, flow);
     }
 
     fn call(&mut self, n: Node<'_>, flow: &mut Flow) -> LocSet {
@@ -2126,20 +2125,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             self.expr(*x, flow, false);
         }
         let stream_arg = conf.get(3).copied();
-        let streams = match stream_arg {
-            Some(s) => {
-                let v = self.expr(s, flow, false);
-                self.streams_of(Some(s), &v)
-            }
-            None => LocSet::single(self.legacy),
-        };
-        let slots: Vec<LocSet> = args
-            .iter()
-            .map(|a| {
-                let v = self.expr(*a, flow, false);
-                self.memory(&v)
-            })
-            .collect();
+        let streams = self.launch_streams(stream_arg, flow);
+        let slots: Vec<LocSet> = args.iter().map(|a| self.memory_of(*a, flow)).collect();
         self.launch_with(n, name, slots, streams, stream_arg, flow)
     }
 
@@ -2168,13 +2155,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 .iter()
                 .filter(|l| self.locs[l.0 as usize].kind.is_none())
                 .collect();
-            let slots: Vec<LocSet> = args[2..]
-                .iter()
-                .map(|a| {
-                    let v = self.expr(*a, flow, false);
-                    self.memory(&v)
-                })
-                .collect();
+            let slots: Vec<LocSet> = args[2..].iter().map(|a| self.memory_of(*a, flow)).collect();
             let streams = if streams.is_empty() {
                 LocSet::single(self.legacy)
             } else {
@@ -2200,13 +2181,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
         }
         let stream_arg = args.get(stream_at).copied();
-        let streams = match stream_arg {
-            Some(s) => {
-                let v = self.expr(s, flow, false);
-                self.streams_of(Some(s), &v)
-            }
-            None => LocSet::single(self.legacy),
-        };
+        let streams = self.launch_streams(stream_arg, flow);
         // The argument array: its initializer in this function, each element `&x`.
         let array = self.text(strip_casts(args[array_at], self.src)?).to_string();
         let list = self.initializer_of(n, &array)?;
@@ -2219,15 +2194,34 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     .filter(|t| t.kind() == "pointer_expression")
                     .and_then(|t| t.field("argument"));
                 match target {
-                    Some(x) => {
-                        let v = self.expr(x, flow, false);
-                        self.memory(&v)
-                    }
+                    Some(x) => self.memory_of(x, flow),
                     None => LocSet::new(),
                 }
             })
             .collect();
         Some(self.launch_with(n, &kernel, slots, streams, stream_arg, flow))
+    }
+
+    /// Whether a field expression is `p->f` (else `s.f`).
+    fn is_arrow(&self, field_expression: Node<'_>) -> bool {
+        field_expression.field("operator").is_some_and(|o| self.text(o) == "->")
+    }
+
+    /// The streams a launch's stream argument names (none given: the legacy default stream).
+    fn launch_streams(&mut self, stream_arg: Option<Node<'_>>, flow: &mut Flow) -> LocSet {
+        match stream_arg {
+            Some(s) => {
+                let v = self.expr(s, flow, false);
+                self.streams_of(Some(s), &v)
+            }
+            None => LocSet::single(self.legacy),
+        }
+    }
+
+    /// The memory an argument points to.
+    fn memory_of(&mut self, a: Node<'_>, flow: &mut Flow) -> LocSet {
+        let v = self.expr(a, flow, false);
+        self.memory(&v)
     }
 
     /// `&x` of a local object (a launch configuration): its location.
@@ -2559,6 +2553,9 @@ impl Regions for FileRegions<'_> {
     }
     fn write_combined(&self, l: Loc) -> bool {
         self.locs.get(l.0 as usize).is_some_and(|i| i.write_combined)
+    }
+    fn attached(&self, l: Loc) -> bool {
+        self.locs.get(l.0 as usize).is_some_and(|i| i.attached)
     }
     fn allocator(&self, l: Loc) -> Option<cuda_lint_machine::Allocator> {
         self.locs.get(l.0 as usize).and_then(|i| i.allocator)

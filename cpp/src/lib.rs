@@ -70,6 +70,12 @@ pub struct Report {
 
 impl Report {
     /// Whether a finding is an error (deny level): the exit status is then 1.
+    /// (errors, warnings) among the findings.
+    pub fn counts(&self) -> (usize, usize) {
+        let errors = self.findings.iter().filter(|r| r.level == Level::Deny).count();
+        (errors, self.findings.len() - errors)
+    }
+
     pub fn has_errors(&self) -> bool {
         self.findings.iter().any(|r| r.level == Level::Deny)
     }
@@ -254,20 +260,25 @@ pub fn check_source_with(src: &str, file: u32, functions: &api::Functions) -> (V
     }
     let (found, too_deep, over_budget) = FileAnalysis::new(src, file).with_functions(functions.clone()).run(root);
     if let Some(at) = too_deep {
-        let line = src.get(..at).map_or(0, |s| s.matches('\n').count()) + 1;
+        let line = line_of(src, at);
         problems.push(format!(
             "code nested more than {} deep (from line {line}) is not checked",
             interp::MAX_DEPTH
         ));
     }
     if let Some(at) = over_budget {
-        let line = src.get(..at).map_or(0, |s| s.matches('\n').count()) + 1;
+        let line = line_of(src, at);
         problems.push(format!(
             "a function ran {} statements (its loops and the calls it runs inline): calls from line {line} on are not followed into",
             interp::WORK_FOR_INLINING
         ));
     }
     (found, (!problems.is_empty()).then(|| problems.join("; ")))
+}
+
+/// The 1-based line of a byte offset.
+fn line_of(src: &str, at: usize) -> usize {
+    src.get(..at).map_or(0, |s| s.matches('\n').count()) + 1
 }
 
 fn collect_errors(n: tree_sitter::Node<'_>, lines: &mut Vec<usize>) {

@@ -93,13 +93,7 @@ fn main() -> ExitCode {
         let _ = std::io::stdout().write_all(text.as_bytes());
     }
     if format == "human" {
-        let (errors, warnings) = report.findings.iter().fold((0, 0), |(e, w), r| {
-            if r.level == cuda_lint_machine::Level::Deny {
-                (e + 1, w)
-            } else {
-                (e, w + 1)
-            }
-        });
+        let (errors, warnings) = report.counts();
         eprintln!(
             "cuda-lint: {} file(s) checked, {errors} error(s), {warnings} warning(s)",
             files.len()

@@ -637,3 +637,33 @@ float ok_read_after_a_driver_launch_and_a_context_sync(CUfunction f, CUstream s,
     cuCtxSynchronize();
     return ((float*)d)[0];
 }
+
+// The wait loop calls a helper of the file that waits: the loop waits, as if written out.
+static void wait_for(cudaStream_t s) { cudaStreamSynchronize(s); }
+
+float ok_pipeline_waits_through_a_helper(const float* d, int n, int nstreams) {
+    cudaStream_t streams[8];
+    float* h;
+    cudaMallocHost(&h, n * sizeof(float));
+    for (int i = 0; i < nstreams; ++i) cudaStreamCreate(&streams[i]);
+    int chunk = n / nstreams;
+    for (int i = 0; i < nstreams; ++i)
+        cudaMemcpyAsync(h + i * chunk, d + i * chunk, chunk * sizeof(float), cudaMemcpyDeviceToHost, streams[i]);
+    for (int i = 0; i < nstreams; ++i) wait_for(streams[i]);
+    return h[0];
+}
+
+// The wait loop waits only on its first round: the other chunks may still be copying.
+float fires_pipeline_waits_only_on_one_round(const float* d, int n, int nstreams) {
+    cudaStream_t streams[8];
+    float* h;
+    cudaMallocHost(&h, n * sizeof(float));
+    for (int i = 0; i < nstreams; ++i) cudaStreamCreate(&streams[i]);
+    int chunk = n / nstreams;
+    for (int i = 0; i < nstreams; ++i)
+        cudaMemcpyAsync(h + i * chunk, d + i * chunk, chunk * sizeof(float), cudaMemcpyDeviceToHost, streams[i]);
+    for (int i = 0; i < nstreams; ++i) {
+        if (i == 0) cudaStreamSynchronize(streams[i]);
+    }
+    return h[0]; //~ missing_sync
+}

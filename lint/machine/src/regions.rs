@@ -38,6 +38,12 @@ pub trait Regions {
     fn write_combined(&self, _l: Loc) -> bool {
         false
     }
+    /// Whether the managed memory `l` is attached to the host or to one stream
+    /// (`cudaMemAttachHost`, `cudaStreamAttachMemAsync(.., cudaMemAttachSingle)`): kernels on
+    /// other streams do not take it.
+    fn attached(&self, _l: Loc) -> bool {
+        false
+    }
     /// The allocator that made the memory `l` is part of, when the analysis saw it made.
     fn allocator(&self, _l: Loc) -> Option<crate::Allocator> {
         None

@@ -374,12 +374,8 @@ fn cuda_source_dirs(
 }
 
 fn cpp_summary(report: &cuda_lint_cpp::Report) -> String {
-    let errors = report
-        .findings
-        .iter()
-        .filter(|r| r.level == cuda_lint_machine::Level::Deny)
-        .count();
-    format!("{errors} error(s), {} warning(s)", report.findings.len() - errors)
+    let (errors, warnings) = report.counts();
+    format!("{errors} error(s), {warnings} warning(s)")
 }
 
 /// Paths in reports are relative to the repository: the CI's checkout directory

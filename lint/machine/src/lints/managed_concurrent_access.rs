@@ -35,7 +35,10 @@ declare_lint! {
     ///
     /// ### Known problems
     /// The device's attribute is not read: a program that checks it and takes another path is
-    /// reported all the same. Kernels are not told apart by context: a kernel on another
+    /// reported all the same. Memory attached to the host or to one stream
+    /// (`cudaMemAttachHost`, `cudaStreamAttachMemAsync(.., cudaMemAttachSingle)`) is not
+    /// reported, since kernels on other streams do not take it; the C++ front end reads the
+    /// attach flags, the Rust one does not yet. Kernels are not told apart by context: a kernel on another
     /// device's context counts too.
     ///
     /// ### Example
@@ -68,9 +71,13 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
         // are reported.
         _ => return,
     };
+    // Memory attached to the host or to one stream is not another stream's kernels' to take.
     let managed: LocSet = regions
         .iter()
-        .filter(|&l| cx.regions.mem_kind(cx.regions.root(l)) == Some(MemKind::Managed))
+        .filter(|&l| {
+            let root = cx.regions.root(l);
+            cx.regions.mem_kind(root) == Some(MemKind::Managed) && !cx.regions.attached(root)
+        })
         .collect();
     let Some(first) = managed.iter().next() else {
         return;
