@@ -206,6 +206,8 @@ pub struct FileAnalysis<'s, 't> {
     unseen_kernels: HashMap<u32, String>,
     /// What `cuda-lint.toml` says functions do (`[[functions]]`).
     configured: api::Functions,
+    /// What the user's configuration tells the lints.
+    options: cuda_lint_machine::Options,
     /// Statements run for the current top-level function (inlined calls and loop rounds
     /// included): past `WORK_FOR_INLINING`, calls are no longer run inline.
     work: usize,
@@ -245,6 +247,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             unseen_kernels: HashMap::new(),
             kernels: HashMap::new(),
             configured: api::Functions::default(),
+            options: cuda_lint_machine::Options::default(),
             work: 0,
             started: Started::default(),
             functions: HashMap::new(),
@@ -289,6 +292,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let info = (kernel_writes(self.src, name), kernel_fence(self.src, name), volatile);
         self.kernels.insert(name.to_string(), info.clone());
         info
+    }
+
+    /// What `cuda-lint.toml` tells the lints (`[perf]`).
+    pub fn with_options(mut self, options: cuda_lint_machine::Options) -> Self {
+        self.options = options;
+        self
     }
 
     /// The effects `cuda-lint.toml` gives functions the file calls.
@@ -752,6 +761,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 describe: &describe,
                 span,
                 in_helper: false,
+                options: &self.options,
+                in_test: false,
             };
             check_all(&event, &cx, &mut found);
         }
@@ -1841,12 +1852,18 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         };
                         if !host.is_empty() {
                             let host_arg = host_arg.map(|a| self.site(*a));
+                            // A one-dimensional copy's byte count follows its two pointers.
+                            let bytes = (dst == 0 && src == 1)
+                                .then(|| args.get(2))
+                                .flatten()
+                                .and_then(|c| const_bytes(self.text(*c)));
                             self.emit(
                                 n,
                                 Event::AsyncCopy {
                                     host: &host,
                                     dir,
                                     host_arg,
+                                    bytes,
                                     advice: &ADVICE,
                                 },
                                 flow,
@@ -2598,5 +2615,106 @@ impl Describe<Site> for Describer<'_, '_, '_> {
             advice: &ADVICE,
             notes: Vec::new(),
         }
+    }
+}
+
+/// The value of a byte count written as a constant: integer literals, `sizeof` of a scalar
+/// type, `*`, `+` and `<<`, parentheses (`4 * sizeof(float)`, `1 << 20`). `None` for anything
+/// else (a variable, `sizeof` of an expression or a user type).
+pub(crate) fn const_bytes(text: &str) -> Option<u64> {
+    const SCALARS: &[(&str, u64)] = &[
+        ("char", 1),
+        ("unsigned char", 1),
+        ("signed char", 1),
+        ("bool", 1),
+        ("int8_t", 1),
+        ("uint8_t", 1),
+        ("short", 2),
+        ("unsigned short", 2),
+        ("int16_t", 2),
+        ("uint16_t", 2),
+        ("__half", 2),
+        ("half", 2),
+        ("int", 4),
+        ("unsigned", 4),
+        ("unsigned int", 4),
+        ("int32_t", 4),
+        ("uint32_t", 4),
+        ("float", 4),
+        ("long", 8),
+        ("unsigned long", 8),
+        ("long long", 8),
+        ("unsigned long long", 8),
+        ("int64_t", 8),
+        ("uint64_t", 8),
+        ("size_t", 8),
+        ("double", 8),
+    ];
+    fn sum(s: &str) -> Option<u64> {
+        let (mut depth, mut at) = (0i32, None);
+        for (i, c) in s.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                '+' if depth == 0 => at = Some((i, 1)),
+                '<' if depth == 0 && s[i..].starts_with("<<") && at.is_none() => at = Some((i, 2)),
+                _ => {}
+            }
+        }
+        match at {
+            Some((i, 1)) => sum(&s[..i])?.checked_add(sum(&s[i + 1..])?),
+            Some((i, _)) => sum(&s[..i])?.checked_shl(u32::try_from(sum(&s[i + 2..])?).ok()?),
+            None => product(s),
+        }
+    }
+    fn product(s: &str) -> Option<u64> {
+        let mut depth = 0i32;
+        for (i, c) in s.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                '*' if depth == 0 => return product(&s[..i])?.checked_mul(product(&s[i + 1..])?),
+                _ => {}
+            }
+        }
+        atom(s.trim())
+    }
+    fn atom(s: &str) -> Option<u64> {
+        if let Some(inner) = s.strip_prefix("sizeof") {
+            let inner = inner.trim().strip_prefix('(')?.strip_suffix(')')?.trim();
+            let inner = inner.split_whitespace().collect::<Vec<_>>().join(" ");
+            return SCALARS.iter().find(|(n, _)| *n == inner).map(|&(_, b)| b);
+        }
+        if let Some(inner) = s.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
+            return sum(inner);
+        }
+        let digits = s.trim_end_matches(|c: char| matches!(c, 'u' | 'U' | 'l' | 'L'));
+        match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+            Some(hex) => u64::from_str_radix(hex, 16).ok(),
+            None => digits.parse().ok(),
+        }
+    }
+    if text.len() > 200 {
+        return None;
+    }
+    sum(text)
+}
+
+#[cfg(test)]
+mod const_bytes_tests {
+    use super::const_bytes;
+
+    #[test]
+    fn constant_byte_counts() {
+        assert_eq!(const_bytes("sizeof(int)"), Some(4));
+        assert_eq!(const_bytes("4 * sizeof(float)"), Some(16));
+        assert_eq!(const_bytes("(1 << 20) * sizeof(double)"), Some(8 << 20));
+        assert_eq!(const_bytes("256"), Some(256));
+        assert_eq!(const_bytes("0x100UL"), Some(256));
+        assert_eq!(const_bytes("sizeof(unsigned  long long) + 8"), Some(16));
+        assert_eq!(const_bytes("n * sizeof(float)"), None);
+        assert_eq!(const_bytes("sizeof(h_data)"), None);
+        assert_eq!(const_bytes("sizeof(Params)"), None);
+        assert_eq!(const_bytes("bytes"), None);
     }
 }

@@ -120,10 +120,9 @@ impl Levels {
             let Some(name) = name.trim().strip_prefix("cuda_lint::") else {
                 continue;
             };
-            for lint in cuda_lint_machine::LINTS {
-                if name == "all" || name == lint.name {
-                    set.insert(lint.name, level);
-                }
+            // A lint, or a group of them (`perf`, `correctness`, `pedantic`, `all`).
+            for lint in cuda_lint_machine::lints::lints_named(name).unwrap_or_default() {
+                set.insert(lint.name, level);
             }
         }
         Levels { set }
@@ -164,6 +163,8 @@ pub fn find_config(paths: &[PathBuf]) -> Option<PathBuf> {
 pub struct Settings {
     pub levels: Levels,
     pub functions: api::Functions,
+    /// What the lints are told (`[perf]`).
+    pub options: cuda_lint_machine::Options,
     /// What of the file C++ does not use, said once per run.
     pub notes: Vec<String>,
 }
@@ -174,6 +175,7 @@ impl Settings {
         Settings {
             levels: Levels::from_flags(&config.lint_flags),
             functions,
+            options: config.options.clone(),
             notes,
         }
     }
@@ -209,7 +211,7 @@ pub fn check_files_with(files: &[PathBuf], settings: &Settings) -> Report {
         };
         let id = report.files.add(path.display().to_string(), text);
         let src = report.files.get(id).map(|f| f.source().clone()).unwrap_or_default();
-        let (found, problem) = check_source_with(&src, id as u32, &settings.functions);
+        let (found, problem) = check_source_with(&src, id as u32, settings);
         if let Some(p) = problem {
             report.problems.push(format!("{}: {p}", path.display()));
         }
@@ -232,11 +234,11 @@ pub fn check_files_with(files: &[PathBuf], settings: &Settings) -> Report {
 
 /// Checks one source text; also says which lines it could not parse.
 pub fn check_source(src: &str, file: u32) -> (Vec<Finding<Site>>, Option<String>) {
-    check_source_with(src, file, &api::Functions::default())
+    check_source_with(src, file, &Settings::default())
 }
 
 /// Checks one source text with the functions a `cuda-lint.toml` describes.
-pub fn check_source_with(src: &str, file: u32, functions: &api::Functions) -> (Vec<Finding<Site>>, Option<String>) {
+pub fn check_source_with(src: &str, file: u32, settings: &Settings) -> (Vec<Finding<Site>>, Option<String>) {
     let mut parser = tree_sitter::Parser::new();
     if parser.set_language(&tree_sitter_cuda::LANGUAGE.into()).is_err() {
         return (Vec::new(), Some("the CUDA grammar could not be loaded".into()));
@@ -258,7 +260,10 @@ pub fn check_source_with(src: &str, file: u32, functions: &api::Functions) -> (V
             if lines.len() > 10 { ", ..." } else { "" }
         ));
     }
-    let (found, too_deep, over_budget) = FileAnalysis::new(src, file).with_functions(functions.clone()).run(root);
+    let (found, too_deep, over_budget) = FileAnalysis::new(src, file)
+        .with_functions(settings.functions.clone())
+        .with_options(settings.options.clone())
+        .run(root);
     if let Some(at) = too_deep {
         let line = line_of(src, at);
         problems.push(format!(
@@ -311,10 +316,9 @@ fn suppressed(src: &str, at: usize, lint: &str) -> bool {
             rest.strip_prefix("allow(")
                 .and_then(|r| r.split(')').next())
                 .is_some_and(|names| {
-                    names
-                        .split(',')
-                        .map(str::trim)
-                        .any(|n| n == lint || n == "all" || n == format!("cuda_lint::{lint}"))
+                    names.split(',').map(str::trim).any(|n| {
+                        cuda_lint_machine::lints::lints_named(n).is_some_and(|ls| ls.iter().any(|l| l.name == lint))
+                    })
                 })
         })
     };

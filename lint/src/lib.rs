@@ -41,25 +41,20 @@ pub use contain::install_panic_hook;
 /// linted (dependencies) still get the lints registered: the lint levels rustc caches for
 /// incremental compilation must not depend on which crates a run happened to lint.
 ///
-/// `user_functions` is the user's table from `cuda-lint.toml`, read once by the driver.
+/// `user_config` is what the driver read from `cuda-lint.toml`, once.
 pub fn register_lints_for(
     _sess: &rustc_session::Session,
     store: &mut rustc_lint::LintStore,
     analyse: bool,
-    user_functions: &'static api::UserFunctions,
+    user_config: &'static api::user::UserConfig,
 ) {
     store.register_lints(lints::rustc_lints());
-    store.register_group(
-        true,
-        "cuda_lint::all",
-        None,
-        lints::rustc_lints()
-            .iter()
-            .map(|lint| rustc_lint::LintId::of(lint))
-            .collect(),
-    );
+    // The groups, as clippy's (`cuda_lint::all`, `cuda_lint::perf`, ...).
+    for (name, members) in lints::rustc_groups() {
+        store.register_group(true, name, None, members);
+    }
     if analyse {
-        store.register_late_mod_pass(move |_| Box::new(pass::CudaMemory::new(user_functions)));
+        store.register_late_mod_pass(move |_| Box::new(pass::CudaMemory::new(user_config)));
     }
     // `CUDA_LINT_CHECK_TABLE_PATHS`: the API tables' paths must resolve (see `table_paths`).
     if analyse && table_paths::enabled() {

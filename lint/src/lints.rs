@@ -38,6 +38,27 @@ pub fn rustc_lints() -> &'static [&'static Lint] {
     })
 }
 
+/// The groups as rustc registers them: `cuda_lint::all` and one per [`cuda_lint_machine::Group`].
+pub fn rustc_groups() -> Vec<(&'static str, Vec<rustc_lint::LintId>)> {
+    let mut names: Vec<&'static str> = vec!["cuda_lint::all"];
+    names.extend(
+        cuda_lint_machine::Group::ALL
+            .iter()
+            .map(|g| -> &'static str { Box::leak(format!("cuda_lint::{}", g.name()).into_boxed_str()) }),
+    );
+    names
+        .into_iter()
+        .map(|name| {
+            let members = cuda_lint_machine::lints::lints_named(name)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|meta| rustc_lint::LintId::of(rustc_lint(meta)))
+                .collect();
+            (name, members)
+        })
+        .collect()
+}
+
 /// The rustc lint of a machine lint.
 fn rustc_lint(meta: &'static LintMeta) -> &'static Lint {
     let i = cuda_lint_machine::LINTS

@@ -8,7 +8,7 @@ use rustc_lint::{LateContext, LateLintPass, LintPass, LintVec};
 use rustc_span::Span;
 use rustc_span::def_id::{DefId, LocalDefId};
 
-use crate::api::UserFunctions;
+use crate::api::user::UserConfig;
 use crate::lints;
 use crate::mir::{self, Finding, Resolver};
 
@@ -16,17 +16,17 @@ use crate::mir::{self, Finding, Resolver};
 /// touching one file re-analyses only the modules that depend on what changed).
 pub struct CudaMemory<'tcx> {
     resolver: Option<Resolver<'tcx>>,
-    /// The user's function table (`cuda-lint.toml`), given by the driver.
-    user_functions: &'static UserFunctions,
+    /// The user's `cuda-lint.toml` (function table, lint options), given by the driver.
+    user_config: &'static UserConfig,
     /// Helpers' findings when analysed on their own, for `report_body`'s deduplication.
     helper_findings: FxHashMap<LocalDefId, Vec<Finding>>,
 }
 
 impl CudaMemory<'_> {
-    pub fn new(user_functions: &'static UserFunctions) -> Self {
+    pub fn new(user_config: &'static UserConfig) -> Self {
         CudaMemory {
             resolver: None,
-            user_functions,
+            user_config,
             helper_findings: FxHashMap::default(),
         }
     }
@@ -72,10 +72,8 @@ impl<'tcx> LateLintPass<'tcx> for CudaMemory<'tcx> {
 
 impl<'tcx> CudaMemory<'tcx> {
     fn analyze(&mut self, cx: &LateContext<'tcx>, def_id: LocalDefId) -> Result<Vec<Finding>, String> {
-        let user_functions = self.user_functions;
-        let resolver = self
-            .resolver
-            .get_or_insert_with(|| Resolver::new(cx.tcx, user_functions));
+        let user_config = self.user_config;
+        let resolver = self.resolver.get_or_insert_with(|| Resolver::new(cx.tcx, user_config));
         if !resolver.report_timings {
             return analyze_guarded(resolver, def_id);
         }

@@ -6,19 +6,9 @@ use syn::{Ident, Lit};
 
 use crate::args::{ArgKind, Value, parse_args};
 
-/// The group of all of cuda-lint's lints (`cuda_lint_machine::LINTS` lists them).
-const ALL: &str = "all";
-
-fn is_lint(name: &str) -> bool {
-    cuda_lint_machine::LINTS.iter().any(|l| l.name == name)
-}
-
-fn lint_names() -> String {
-    cuda_lint_machine::LINTS
-        .iter()
-        .map(|l| l.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+/// A lint or a group of them (`correctness`, `perf`, `pedantic`, `all`).
+fn is_lint_or_group(name: &str) -> bool {
+    cuda_lint_machine::lints::lints_named(name).is_some()
 }
 
 /// Active: `#[allow(cuda_lint::NAME, .., reason = "...")]` on the item. Inactive: the item as
@@ -39,15 +29,15 @@ pub(crate) fn allow(attr: TokenStream, item: TokenStream, active: bool) -> syn::
                     }
                 }
             }
-            (name, ArgKind::Flag) if name == ALL || is_lint(name) => {
+            (name, ArgKind::Flag) if is_lint_or_group(name) => {
                 lints.push(format_ident!("{}", name, span = arg.key.span()));
             }
             (name, ArgKind::Flag) => {
                 return Err(syn::Error::new(
                     arg.key.span(),
                     format!(
-                        "unknown cuda-lint lint `{name}`; the lints are: {} (or `{ALL}`)",
-                        lint_names()
+                        "unknown cuda-lint lint or group `{name}`; the lints and groups are: {}",
+                        cuda_lint_machine::lints::lint_and_group_names()
                     ),
                 ));
             }
@@ -64,8 +54,8 @@ pub(crate) fn allow(attr: TokenStream, item: TokenStream, active: bool) -> syn::
         return Err(syn::Error::new(
             Span::call_site(),
             format!(
-                "`#[cuda_lint::allow]` needs at least one lint: {} (or `{ALL}`)",
-                lint_names()
+                "`#[cuda_lint::allow]` needs at least one lint or group: {}",
+                cuda_lint_machine::lints::lint_and_group_names()
             ),
         ));
     }
@@ -128,7 +118,13 @@ mod tests {
                 fn f(&self) {}
             }
         );
-        for lint in cuda_lint_machine::LINTS.iter().map(|l| l.name).chain([ALL]) {
+        let groups = cuda_lint_machine::Group::ALL.iter().map(|g| g.name());
+        for lint in cuda_lint_machine::LINTS
+            .iter()
+            .map(|l| l.name)
+            .chain(groups)
+            .chain(["all"])
+        {
             let name = format_ident!("{}", lint);
             let out = allow(quote!(#name, reason = "r"), item.clone(), false).unwrap();
             assert_tokens(&out, &item);
@@ -149,14 +145,10 @@ mod tests {
             .unwrap_err()
             .to_string()
         };
-        let lints = cuda_lint_machine::LINTS
-            .iter()
-            .map(|l| l.name)
-            .collect::<Vec<_>>()
-            .join(", ");
+        let lints = cuda_lint_machine::lints::lint_and_group_names();
         assert_eq!(
             err(quote!(missing_synch)),
-            format!("unknown cuda-lint lint `missing_synch`; the lints are: {lints} (or `all`)")
+            format!("unknown cuda-lint lint or group `missing_synch`; the lints and groups are: {lints}")
         );
         assert_eq!(
             err(quote!(missing_sync, reason = because)),
@@ -168,7 +160,7 @@ mod tests {
         );
         assert_eq!(
             err(quote!(reason = "r")),
-            format!("`#[cuda_lint::allow]` needs at least one lint: {lints} (or `all`)")
+            format!("`#[cuda_lint::allow]` needs at least one lint or group: {lints}")
         );
         assert!(err(quote!(missing_sync = 1)).starts_with("expected lint names"));
         assert_eq!(

@@ -20,11 +20,14 @@ pub enum Event<'e, S> {
         reference: bool,
     },
     /// An asynchronous copy whose host side is `host`, made through an API whose `advice` the
-    /// diagnostic gives; `host_arg` is where the host side is written.
+    /// diagnostic gives; `host_arg` is where the host side is written; `bytes`, when the front
+    /// end knows it, how many bytes it copies at most (a scalar's size, an array's, a constant
+    /// byte count).
     AsyncCopy {
         host: &'e LocSet,
         dir: Dir,
         host_arg: Option<S>,
+        bytes: Option<u64>,
         advice: &'static Advice,
     },
     /// Operation `op` (its uses already added) is about to start, against the work in flight.

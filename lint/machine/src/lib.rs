@@ -29,7 +29,7 @@ pub mod lints;
 pub use advice::Advice;
 pub use diagnostic::{Child, Diagnostic, Finding, WaitFix};
 pub use events::{Describe, Event, InFlight, Kernel, Origin, Region};
-pub use lints::{Cx, LINTS, Level, LintMeta};
+pub use lints::{Cx, Group, LINTS, Level, LintMeta, Options};
 pub use machine::Machine;
 pub use memory::{Access, Allocator, Dir, FreeKind, MemKind};
 pub use ops::{Op, OpId, OpKind, OpSet};

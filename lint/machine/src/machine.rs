@@ -271,8 +271,31 @@ impl Machine {
     pub fn users<X: Ext>(&self, st: &State<X>, data: &LocSet, regions: &dyn Regions) -> OpSet {
         st.inflight_may
             .iter()
-            .filter(|op| self.may_be_running(st, *op) && self.op(*op).uses_any(data, regions))
+            .filter(|op| {
+                self.may_be_running(st, *op)
+                    && self.op(*op).uses_any(data, regions)
+                    && data.iter().any(|d| self.uses_current(st, *op, d, regions))
+            })
             .collect()
+    }
+
+    /// Allocations made anew (an allocation site run again, in a loop or a second call): the
+    /// objects `roots` name from here on are new, and the work already started used the ones
+    /// made before.
+    pub fn renew<X: Ext>(&self, st: &mut State<X>, roots: &LocSet) {
+        for root in roots.iter() {
+            if st.inflight_may.is_empty() {
+                st.renewed.remove(&root);
+            } else {
+                st.renewed.insert(root, st.inflight_may.clone());
+            }
+        }
+    }
+
+    /// Whether `op`'s use of the allocation `l` is part of may be of the object it names now
+    /// (not of one made before it was allocated anew).
+    pub fn uses_current<X: Ext>(&self, st: &State<X>, op: OpId, l: Loc, regions: &dyn Regions) -> bool {
+        !st.renewed.get(&regions.root(l)).is_some_and(|ops| ops.contains(op))
     }
 
     /// Whether `op` may still be running here. Work that a loop over a collection of streams

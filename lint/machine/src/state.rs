@@ -49,6 +49,10 @@ pub struct State<X = ()> {
     pub mapped_may: LocSet,
     pub access_must: LocSet,
     pub access_may: LocSet,
+    /// For each allocation made anew (its allocation site run again: a loop, a helper called
+    /// again), the operations started before, which used the object it made then, not the
+    /// current one (on every path).
+    pub renewed: BTreeMap<Loc, OpSet>,
     /// The API families' own state.
     pub ext: X,
 }
@@ -72,6 +76,12 @@ impl<X: Ext> State<X> {
             &other.stream_waits,
             &other.inflight_may,
         );
+        changed |= meet(
+            &mut self.renewed,
+            &self.inflight_may,
+            &other.renewed,
+            &other.inflight_may,
+        );
         changed |= self.inflight_may.union_with(&other.inflight_may);
         changed |= intersect_changed(&mut self.inflight_must, &other.inflight_must);
         changed |= self.waited_over.union_with(&other.waited_over);
@@ -90,7 +100,12 @@ impl<X: Ext> State<X> {
     /// not cover it.
     pub fn start(&mut self, op: OpId) {
         let again = OpSet::single(op);
-        for covered in self.event_covers.values_mut().chain(self.stream_waits.values_mut()) {
+        for covered in self
+            .event_covers
+            .values_mut()
+            .chain(self.stream_waits.values_mut())
+            .chain(self.renewed.values_mut())
+        {
             covered.subtract(&again);
         }
         self.inflight_may.insert(op);
@@ -118,7 +133,7 @@ impl<X: Ext> State<X> {
         for covered in self.event_covers.values_mut() {
             covered.subtract(ops);
         }
-        for waited in self.stream_waits.values_mut() {
+        for waited in self.stream_waits.values_mut().chain(self.renewed.values_mut()) {
             waited.subtract(ops);
         }
         self.ext.finished(ops);

@@ -36,6 +36,37 @@ fn pageable_copy_from_a_vec_fires_with_its_labels() {
 }
 
 #[test]
+fn pageable_copy_below_the_size_threshold_is_quiet_and_at_it_fires() {
+    let mut w: World = World::new();
+    let v = w.front.alloc_typed("v", MemKind::Pageable, "[u8; 65536]", 1);
+    // A scalar, 16 KiB: latency-bound, not reported.
+    none(w.async_copy_sized(10, &[v], Dir::DeviceToHost, 4));
+    none(w.async_copy_sized(11, &[v], Dir::HostToDevice, 16 * 1024));
+    // The threshold itself, and an unknown size, are.
+    only(w.async_copy_sized(12, &[v], Dir::HostToDevice, 64 * 1024), PAGEABLE);
+    only(w.async_copy(13, &[v], Dir::HostToDevice, None), PAGEABLE);
+    // `[perf] min-copy-bytes` moves it.
+    w.options.min_copy_bytes = 1024 * 1024;
+    none(w.async_copy_sized(14, &[v], Dir::HostToDevice, 64 * 1024));
+    w.options.min_copy_bytes = 0;
+    only(w.async_copy_sized(15, &[v], Dir::HostToDevice, 4), PAGEABLE);
+}
+
+#[test]
+fn perf_lints_in_tests_follow_the_switch() {
+    let mut w: World = World::new();
+    let v = w.front.alloc_typed("v", MemKind::Pageable, "Vec<f32>", 1);
+    w.in_test = true;
+    // As clippy: reported in tests unless the user says otherwise.
+    only(w.async_copy(10, &[v], Dir::HostToDevice, None), PAGEABLE);
+    w.options.perf_in_tests = false;
+    none(w.async_copy(11, &[v], Dir::HostToDevice, None));
+    // Outside tests the switch changes nothing.
+    w.in_test = false;
+    only(w.async_copy(12, &[v], Dir::HostToDevice, None), PAGEABLE);
+}
+
+#[test]
 fn pageable_copy_into_part_of_a_vec_fires_naming_the_vec() {
     let mut w: World = World::new();
     let v = w.front.alloc("out", MemKind::Pageable, 1);
@@ -104,6 +135,7 @@ fn pageable_copy_inside_a_helper_points_at_the_call_without_the_argument() {
             host: &set(&[v]),
             dir: Dir::HostToDevice,
             host_arg: Some(55),
+            bytes: None,
             advice: &ADVICE,
         },
     );

@@ -5,6 +5,10 @@
 //! [lints]
 //! pageable_async_copy = "deny"        # allow, warn, deny or forbid
 //!
+//! [perf]
+//! min-copy-bytes = 65536              # pageable_async_copy: smaller copies of known size are not reported
+//! in-tests = false                    # the perf lints stay quiet in tests, benches and examples
+//!
 //! [[functions]]
 //! path = "vendor_sdk::queue::Queue::finish"
 //! effects = ["sync(stream = 0)"]      # as #[cuda_lint_summary::effect(..)]: sync, copy, launch, returns
@@ -22,7 +26,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::summary::{self, Summary};
-use cuda_lint_machine::LINTS;
+use cuda_lint_machine::Options;
+use cuda_lint_machine::lints::{lint_and_group_names, lints_named};
 
 /// The file name, at the workspace root.
 pub const FILE_NAME: &str = "cuda-lint.toml";
@@ -36,6 +41,8 @@ pub struct Config {
     pub lint_flags: Vec<String>,
     /// Effects of functions, by definition path (as the API tables spell paths).
     pub functions: BTreeMap<String, Vec<Summary>>,
+    /// What the lints are told: `[perf]`'s size threshold and switch for tests.
+    pub options: Options,
 }
 
 /// An error in the file, where it is.
@@ -67,6 +74,14 @@ struct RawConfig {
     lints: BTreeMap<Spanned<String>, Spanned<String>>,
     #[serde(default)]
     functions: Vec<Spanned<RawFunction>>,
+    perf: Option<RawPerf>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawPerf {
+    min_copy_bytes: Option<Spanned<i64>>,
+    in_tests: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -105,7 +120,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
         // toml's message repeats the position and the source line: keep the explanation.
         let message = e.message().trim().to_string();
         let message = if message.starts_with("unknown field") {
-            format!("{message} (the file has a `[lints]` table and `[[functions]]` entries)")
+            format!("{message} (the file has `[lints]` and `[perf]` tables and `[[functions]]` entries)")
         } else {
             message
         };
@@ -113,16 +128,28 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
     })?;
 
     let mut config = Config::default();
-    let names: Vec<String> = LINTS.iter().map(|l| l.name.to_string()).collect();
+    if let Some(perf) = &raw.perf {
+        if let Some(min) = &perf.min_copy_bytes {
+            config.options.min_copy_bytes = u64::try_from(*min.get_ref()).map_err(|_| {
+                at(
+                    min.span().start,
+                    "`min-copy-bytes` is a byte count: 0 or more (0 reports copies of any size)".to_string(),
+                )
+            })?;
+        }
+        if let Some(in_tests) = perf.in_tests {
+            config.options.perf_in_tests = in_tests;
+        }
+    }
     for (name, level) in &raw.lints {
         let short = name.get_ref().trim_start_matches("cuda_lint::");
-        if short != "all" && !names.iter().any(|n| n == short) {
+        if lints_named(short).is_none() {
             return Err(at(
                 name.span().start,
                 format!(
-                    "unknown lint `{}`; the lints are: {} (or `all`)",
+                    "unknown lint or group `{}`; the lints and groups are: {}",
                     name.get_ref(),
-                    names.join(", ")
+                    lint_and_group_names()
                 ),
             ));
         }
@@ -210,18 +237,39 @@ mod tests {
             ["-W", "cuda_lint::missing_sync", "-D", "cuda_lint::pageable_async_copy"]
         );
         assert_eq!(config.functions["vendor::Queue::finish"], [Summary::SyncStream(0)]);
+        assert_eq!(config.options, Options::default());
+    }
+
+    #[test]
+    fn reads_groups_and_perf_options() {
+        let config = parse(
+            Path::new("cuda-lint.toml"),
+            "[lints]\nperf = \"allow\"\n\"cuda_lint::correctness\" = \"warn\"\n\n\
+             [perf]\nmin-copy-bytes = 1048576\nin-tests = false\n",
+        )
+        .unwrap();
+        assert_eq!(
+            config.lint_flags,
+            ["-W", "cuda_lint::correctness", "-A", "cuda_lint::perf"]
+        );
+        assert_eq!(config.options.min_copy_bytes, 1 << 20);
+        assert!(!config.options.perf_in_tests);
     }
 
     #[test]
     fn errors_name_the_line_and_what_is_valid() {
-        let lints: Vec<&str> = cuda_lint_machine::LINTS.iter().map(|l| l.name).collect();
         assert_eq!(
             err("[lints]\nmissing_synch = \"deny\"\n"),
             format!(
-                "cuda-lint.toml:2:1: unknown lint `missing_synch`; the lints are: {} (or `all`)",
-                lints.join(", ")
+                "cuda-lint.toml:2:1: unknown lint or group `missing_synch`; the lints and groups are: {}",
+                lint_and_group_names()
             )
         );
+        assert!(
+            err("[perf]\nmin-copy-bytes = -1\n").starts_with("cuda-lint.toml:2:18: `min-copy-bytes` is a byte count")
+        );
+        assert!(err("[perf]\nmin_bytes = 1\n").starts_with("cuda-lint.toml:2:1: unknown field `min_bytes`"));
+        assert!(err("[perf]\nin-tests = \"no\"\n").starts_with("cuda-lint.toml:2:12:"));
         assert!(err("[lints]\nmissing_sync = \"loud\"\n").starts_with("cuda-lint.toml:2:16: unknown level `loud`"));
         let e = err("[lint]\nmissing_sync = \"deny\"\n");
         assert!(

@@ -233,7 +233,15 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f(
             "cuMemAllocManaged",
-            &[out(0, Target::Mem(MemKind::Managed)), AllocatedBy(Allocator::Device)],
+            &[
+                out(0, Target::Mem(MemKind::Managed)),
+                AllocatedBy(Allocator::Device),
+                Attach(super::Attach::NewByFlags { flags: 2 }),
+            ],
+        ),
+        f(
+            "cuStreamAttachMemAsync",
+            &[Attach(super::Attach::Mem { mem: 1, flags: 3 })],
         ),
         f(
             "cuMemAllocHost_v2",

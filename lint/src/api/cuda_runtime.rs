@@ -75,7 +75,15 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f(
             "cudaMallocManaged",
-            &[out(0, Target::Mem(MemKind::Managed)), AllocatedBy(Allocator::Device)],
+            &[
+                out(0, Target::Mem(MemKind::Managed)),
+                AllocatedBy(Allocator::Device),
+                Attach(super::Attach::NewByFlags { flags: 2 }),
+            ],
+        ),
+        f(
+            "cudaStreamAttachMemAsync",
+            &[Attach(super::Attach::Mem { mem: 1, flags: 3 })],
         ),
         f("cudaMallocHost", &[out(0, PINNED), AllocatedBy(Allocator::PinnedHost)]),
         // A `__device__` variable's address: not an allocation.

@@ -71,6 +71,24 @@ pub enum WriteCombined {
     BoolField { arg: Arg, field: u8 },
 }
 
+/// Where managed memory is attached (`CU_MEM_ATTACH_HOST`/`_SINGLE`: kernels of other streams
+/// do not take it; `CU_MEM_ATTACH_GLOBAL`: every kernel may).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Attach {
+    /// The memory the call makes, by the constant flags argument `flags` (`cuMemAllocManaged`,
+    /// `cudaMallocManaged`).
+    NewByFlags { flags: Arg },
+    /// The memory the call makes, attached to all when the `bool` argument `global` is a
+    /// constant `true`, else to the host (cudarc's `alloc_unified(len, attach_global)`).
+    NewGlobalIf { global: Arg },
+    /// The memory `mem` refers to, by the constant flags argument `flags`
+    /// (`cuStreamAttachMemAsync`, `cudaStreamAttachMemAsync`, cudarc's `UnifiedSlice::attach`).
+    Mem { mem: Arg, flags: Arg },
+}
+
+/// `CU_MEM_ATTACH_GLOBAL`, `cudaMemAttachGlobal`.
+pub const ATTACH_GLOBAL: u128 = 0x01;
+
 /// `CU_MEMHOSTALLOC_WRITECOMBINED`, `cudaHostAllocWriteCombined`.
 pub const WRITE_COMBINED_BIT: u32 = 0x04;
 
@@ -139,6 +157,18 @@ pub enum Effect {
     /// The memory the call's `New`/`NewOut` made is write-combined pinned memory when the
     /// flags say so (see [`WriteCombined`]).
     WriteCombined(WriteCombined),
+    /// Managed memory attached to the host, one stream or all (see [`Attach`]).
+    Attach(Attach),
+    /// Runs the closure `Arg` here, on another thread (`thread::spawn`, `Scope::spawn`): what
+    /// it enqueues is in flight from here on; the return value (a join handle) holds what the
+    /// closure returns, which `join` hands back.
+    Spawn(Arg),
+    /// The return value is an iterator over pairs of the items of the two arguments
+    /// (`Iterator::zip`): field 0 refers to what the first does, field 1 to the second's.
+    Zip,
+    /// Joins the thread of the join handle `Arg`: the return value is `Ok` of what its closure
+    /// returned (`JoinHandle::join`).
+    Join(Arg),
     /// Waits for all work in the context.
     SyncContext,
     /// Waits for the work of the context `Arg` (cudarc's `CudaContext::synchronize`): work on
@@ -162,6 +192,13 @@ pub enum Effect {
     DropArg(Arg),
     /// Exchanges what two `&mut` arguments refer to (`mem::swap`).
     Swap(Arg, Arg),
+    /// Moves the value `dst` points to out as the return value, and leaves `value` in its place
+    /// (`mem::replace`), inside `Some` with `some` (`Option::replace`), or nothing (`None`:
+    /// `Option::take`, `mem::take`).
+    Replace { dst: Arg, value: Option<Arg>, some: bool },
+    /// Stores `value` in the `Some` of the `Option` `dst` points to and returns a reference to
+    /// it (`Option::insert`); with `keep`, only where it was `None` (`get_or_insert`).
+    InsertSome { dst: Arg, value: Arg, keep: bool },
     /// The return value is a module compiled from the CUDA source in `Arg` (a `&str`).
     CompileSource(Arg),
     /// The return value is a module loaded from the program or module in `Arg`.

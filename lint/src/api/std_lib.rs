@@ -136,14 +136,61 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("core::result::Result::ok", &[Transparent]),
         f("core::option::Option::unwrap", &[Transparent]),
         f("core::option::Option::expect", &[Transparent]),
-        f("core::option::Option::take", &[Transparent]),
+        // Moves through an `Option` or a `&mut` place: what was there comes out, fields and all.
+        f(
+            "core::option::Option::take",
+            &[Replace {
+                dst: 0,
+                value: None,
+                some: false,
+            }],
+        ),
+        f(
+            "core::option::Option::replace",
+            &[Replace {
+                dst: 0,
+                value: Some(1),
+                some: true,
+            }],
+        ),
+        f(
+            "core::option::Option::insert",
+            &[InsertSome {
+                dst: 0,
+                value: 1,
+                keep: false,
+            }],
+        ),
+        f(
+            "core::option::Option::get_or_insert",
+            &[InsertSome {
+                dst: 0,
+                value: 1,
+                keep: true,
+            }],
+        ),
         f("core::iter::traits::collect::IntoIterator::into_iter", &[Transparent]),
-        f("core::mem::replace", &[Transparent]),
-        f("core::mem::take", &[Transparent]),
+        f(
+            "core::mem::replace",
+            &[Replace {
+                dst: 0,
+                value: Some(1),
+                some: false,
+            }],
+        ),
+        f(
+            "core::mem::take",
+            &[Replace {
+                dst: 0,
+                value: None,
+                some: false,
+            }],
+        ),
         f("alloc::sync::Arc::new", &[Transparent]),
         f("alloc::rc::Rc::new", &[Transparent]),
         // Iteration: the next item points where the iterator does, and getting it reads.
         f("core::iter::traits::iterator::Iterator::next", &[Contents(0), Read(0)]),
+        f("core::iter::traits::iterator::Iterator::zip", &[Zip]),
         // Collections: a pushed value becomes an element.
         f("alloc::vec::Vec::push", &[Push { vec: 0, value: 1 }]),
         f("alloc::vec::Vec::insert", &[Push { vec: 0, value: 2 }]),
@@ -162,6 +209,14 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("alloc::collections::vec_deque::VecDeque::pop_front", &[Element(0)]),
         f("alloc::collections::vec_deque::VecDeque::pop_back", &[Element(0)]),
         f("alloc::collections::vec_deque::VecDeque::remove", &[Element(0)]),
+        // Threads: the closure runs (here, as far as the analysis is concerned); joining hands
+        // back what it returned. Joining waits for the thread, not for the work it enqueued.
+        f("std::thread::functions::spawn", &[Spawn(0)]),
+        f("std::thread::builder::Builder::spawn", &[Spawn(1)]),
+        f("std::thread::scoped::Scope::spawn", &[Spawn(1)]),
+        f("std::thread::scoped::scope", &[Spawn(0)]),
+        f("std::thread::join_handle::JoinHandle::join", &[Join(0)]),
+        f("std::thread::scoped::ScopedJoinHandle::join", &[Join(0)]),
         // Drops and swaps.
         f("core::mem::drop", &[DropArg(0)]),
         f("core::mem::swap", &[Swap(0, 1)]),

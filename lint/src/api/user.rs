@@ -11,6 +11,22 @@ use super::{Dir, Effect, Target};
 /// Effects of the user's functions, by definition path (from `cuda-lint.toml`).
 pub type UserFunctions = std::collections::BTreeMap<String, Vec<Effect>>;
 
+/// What the driver takes from `cuda-lint.toml`, read once: the function table and what the
+/// lints are told (`[perf]`).
+#[derive(Debug, Default)]
+pub struct UserConfig {
+    pub functions: UserFunctions,
+    pub options: cuda_lint_machine::Options,
+}
+
+/// The driver's part of a configuration.
+pub fn user_config_of(config: &Config) -> UserConfig {
+    UserConfig {
+        functions: functions_of(config),
+        options: config.options.clone(),
+    }
+}
+
 /// The effect a summary stands for. Launch lists and kernel names are leaked: a summary is read
 /// once per function and lives as long as the compiler session.
 pub fn effect_of(summary: &Summary) -> Effect {

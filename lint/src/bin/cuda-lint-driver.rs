@@ -109,8 +109,8 @@ impl rustc_driver::Callbacks for RustcCallbacks {
 
 struct LintCallbacks {
     args_var: Option<String>,
-    /// The user's `cuda-lint.toml` function table, read once.
-    user_functions: &'static cuda_lint_engine::api::UserFunctions,
+    /// The user's `cuda-lint.toml` (function table, lint options), read once.
+    user_config: &'static cuda_lint_engine::api::user::UserConfig,
     /// Whether to analyse this crate (the lints are registered either way).
     analyse: bool,
 }
@@ -143,12 +143,12 @@ impl rustc_driver::Callbacks for LintCallbacks {
                 sess.file_depinfo.borrow_mut().insert(Symbol::intern(exe));
             }
         }));
-        let (analyse, user_functions) = (self.analyse, self.user_functions);
+        let (analyse, user_config) = (self.analyse, self.user_config);
         config.register_lints = Some(Box::new(move |sess, store| {
             if let Some(previous) = &previous {
                 previous(sess, store);
             }
-            cuda_lint_engine::register_lints_for(sess, store, analyse, user_functions);
+            cuda_lint_engine::register_lints_for(sess, store, analyse, user_config);
         }));
         // clippy_utils' symbol constants index into this list: it must be registered.
         config.extra_symbols = clippy_utils::sym::EXTRA_SYMBOLS.into();
@@ -232,14 +232,14 @@ fn main() -> ExitCode {
         }
         // Read once for the compilation, and kept for it (the lint passes borrow it).
         let config = cuda_lint_protocol::config::from_env();
-        let user_functions = Box::leak(Box::new(cuda_lint_engine::api::user::functions_of(&config)));
+        let user_config = Box::leak(Box::new(cuda_lint_engine::api::user::user_config_of(&config)));
         cuda_lint_engine::install_panic_hook();
         rustc_driver::run_compiler(
             &args,
             &mut LintCallbacks {
                 args_var,
                 analyse,
-                user_functions,
+                user_config,
             },
         );
     })

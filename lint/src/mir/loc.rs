@@ -32,6 +32,9 @@ pub enum Root {
     },
     /// An object that is the same wherever a call returns it (device 0's primary context).
     Global { key: u32 },
+    /// A `static` item (a `LazyLock`/`OnceLock` holding a stream, a module...): the same
+    /// memory in every function.
+    Static { def_id: rustc_span::def_id::DefId },
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -116,6 +119,45 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
 
     pub fn kind(&self, id: LocId) -> LocKind {
         self.get(id).kind
+    }
+
+    /// The stack variable a location lies in (the variable itself, or a field or element of
+    /// it, not memory reached through a pointer it holds), when it lies in one.
+    pub fn enclosing_stack_value(&self, id: LocId) -> Option<LocId> {
+        let d = self.get(id);
+        if d.behind_deref || !matches!(d.root, Root::Local { .. }) {
+            return None;
+        }
+        let mut cur = id;
+        for _ in 0..=MAX_DEPTH {
+            match self.get(cur).parent {
+                Some((parent, _)) => cur = parent,
+                None => return Some(cur),
+            }
+        }
+        None
+    }
+
+    /// The memory of a `static` item of type `ty`.
+    pub fn static_item(&mut self, def_id: rustc_span::def_id::DefId, ty: Ty<'tcx>, origin: Span) -> LocId {
+        let root = Root::Static { def_id };
+        if let Some(&id) = self.roots.get(&root) {
+            return id;
+        }
+        let kind = self.kind_of_ty(ty, false);
+        let id = self.push(LocData {
+            root,
+            parent: None,
+            kind,
+            ty: Some(ty),
+            origin,
+            allocated: false,
+            children: Vec::new(),
+            depth: 0,
+            behind_deref: false,
+        });
+        self.roots.insert(root, id);
+        id
     }
 
     /// The location of a frame's local.

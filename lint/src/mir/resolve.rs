@@ -32,6 +32,8 @@ pub struct Resolver<'tcx> {
     user_family: &'static crate::api::ApiFamily,
     /// The user's `cuda-lint.toml` function table.
     user_functions: &'static UserFunctions,
+    /// What the lints are told (`cuda-lint.toml`'s `[perf]`).
+    pub options: &'static cuda_lint_machine::Options,
     keys: RefCell<FxHashMap<DefId, Option<Entry>>>,
     roles: RefCell<FxHashMap<DefId, Option<Target>>>,
     cuda_crates: RefCell<FxHashMap<CrateNum, bool>>,
@@ -43,10 +45,11 @@ pub struct Resolver<'tcx> {
 }
 
 impl<'tcx> Resolver<'tcx> {
-    pub fn new(tcx: TyCtxt<'tcx>, user_functions: &'static UserFunctions) -> Self {
+    pub fn new(tcx: TyCtxt<'tcx>, user_config: &'static crate::api::user::UserConfig) -> Self {
         Resolver {
             tcx,
-            user_functions,
+            user_functions: &user_config.functions,
+            options: &user_config.options,
             tables: Tables::get(),
             user_family: &crate::api::runtime::FAMILY,
             report_unknown: std::env::var_os("CUDA_LINT_UNKNOWN_APIS").is_some_and(|v| v == "1"),
@@ -375,4 +378,25 @@ pub fn has_unsatisfiable_preds(tcx: TyCtxt<'_>, did: DefId) -> bool {
         .iter()
         .filter_map(|(p, _)| p.is_global().then_some(*p));
     traits::impossible_predicates(tcx, traits::elaborate(tcx, predicates).collect::<Vec<_>>())
+}
+
+/// Whether a body is test code: a `#[test]` function or inside a `#[cfg(test)]` module, or
+/// any body of an integration test, bench or example target (a crate whose root is, as cargo
+/// lays them out, `tests/x.rs`, `benches/x.rs`, `examples/x.rs` or `<that folder>/x/main.rs`).
+pub fn is_test_code(tcx: TyCtxt<'_>, def_id: LocalDefId) -> bool {
+    clippy_utils::is_in_test(tcx, tcx.local_def_id_to_hir_id(def_id)) || target_is_test_like(tcx)
+}
+
+fn target_is_test_like(tcx: TyCtxt<'_>) -> bool {
+    const FOLDERS: [&str; 3] = ["tests", "benches", "examples"];
+    let Some(root) = tcx.sess.local_crate_source_file().and_then(|f| f.into_local_path()) else {
+        return false;
+    };
+    let folder = |p: Option<&std::path::Path>| {
+        p.and_then(|p| p.file_name())
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| FOLDERS.contains(&n))
+    };
+    let parent = root.parent();
+    folder(parent) || (root.file_name().is_some_and(|n| n == "main.rs") && folder(parent.and_then(|p| p.parent())))
 }

@@ -15,6 +15,10 @@ pub struct State {
     pub m: cuda_lint_machine::State<FamilyState>,
     /// The frame being run is returning an error (`Err`, `None`, `?`) on every path here.
     pub returning_error: bool,
+    /// Which variants an enum at a location may be, as a bit set of variant indices, where
+    /// known (an enum assigned or moved whole): a `match` on it takes only those arms. No
+    /// entry: any variant.
+    pub variants: std::collections::BTreeMap<cuda_lint_machine::Loc, u64>,
 }
 
 impl State {
@@ -22,6 +26,15 @@ impl State {
     pub fn join(&mut self, other: &State) -> bool {
         let mut changed = self.values.join(&other.values);
         changed |= self.m.join(&other.m);
+        // Known on both sides: either; on one side only: any.
+        let before = self.variants.len();
+        self.variants.retain(|l, _| other.variants.contains_key(l));
+        changed |= self.variants.len() != before;
+        for (l, v) in self.variants.iter_mut() {
+            let joined = *v | other.variants[l];
+            changed |= joined != *v;
+            *v = joined;
+        }
         if self.returning_error && !other.returning_error {
             self.returning_error = false;
             changed = true;

@@ -44,7 +44,7 @@ declare_lint! {
     /// let host = stream.clone_dtoh(&dev)?;
     /// let first = host[0];
     /// ```
-    pub HOST_DEREF_DEVICE_PTR = "host_deref_device_ptr", Deny, "a host read or write of device memory"
+    pub HOST_DEREF_DEVICE_PTR = "host_deref_device_ptr", Deny, Correctness, "a host read or write of device memory"
 }
 
 /// The device-only memory among `regions`, by allocation.

@@ -37,8 +37,10 @@ declare_lint! {
     /// The device's attribute is not read: a program that checks it and takes another path is
     /// reported all the same. Memory attached to the host or to one stream
     /// (`cudaMemAttachHost`, `cudaStreamAttachMemAsync(.., cudaMemAttachSingle)`) is not
-    /// reported, since kernels on other streams do not take it; the C++ front end reads the
-    /// attach flags, the Rust one does not yet. Kernels are not told apart by context: a kernel on another
+    /// reported, since kernels on other streams do not take it: both front ends read the attach
+    /// flags when they are constants (`cuMemAllocManaged`/`cudaMallocManaged` flags,
+    /// `cu`/`cudaStreamAttachMemAsync`, cudarc's `alloc_unified(len, false)` and
+    /// `UnifiedSlice::attach`). Kernels are not told apart by context: a kernel on another
     /// device's context counts too.
     ///
     /// ### Example
@@ -54,7 +56,7 @@ declare_lint! {
     /// ctx.synchronize()?; // or other_stream.synchronize()?
     /// let x = managed.as_slice()?[0];
     /// ```
-    pub MANAGED_CONCURRENT_ACCESS = "managed_concurrent_access", Warn, "a host access to managed memory while a kernel may run, which faults on devices without concurrent managed access"
+    pub MANAGED_CONCURRENT_ACCESS = "managed_concurrent_access", Warn, Correctness, "a host access to managed memory while a kernel may run, which faults on devices without concurrent managed access"
 }
 
 pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X>, out: &mut Vec<Finding<S>>) {

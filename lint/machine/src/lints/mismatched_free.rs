@@ -56,7 +56,7 @@ declare_lint! {
     /// ```rust,ignore
     /// cuMemFreeHost(host);
     /// ```
-    pub MISMATCHED_FREE = "mismatched_free", Deny, "memory released by a function of another allocator than the one that made it"
+    pub MISMATCHED_FREE = "mismatched_free", Deny, Correctness, "memory released by a function of another allocator than the one that made it"
 }
 
 pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X>, out: &mut Vec<Finding<S>>) {

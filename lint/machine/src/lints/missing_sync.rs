@@ -82,7 +82,7 @@ declare_lint! {
     /// stream.synchronize()?;
     /// let sum: f32 = host.iter().sum();
     /// ```
-    pub MISSING_SYNC = "missing_sync", Deny, "host access to memory an in-flight copy or kernel uses, with no synchronization in between"
+    pub MISSING_SYNC = "missing_sync", Deny, Correctness, "host access to memory an in-flight copy or kernel uses, with no synchronization in between"
 }
 
 pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X>, out: &mut Vec<Finding<S>>) {
@@ -138,7 +138,7 @@ fn conflicts<S: Copy + PartialEq, X: Ext>(regions: &LocSet, access: Access, cx: 
                 continue;
             }
             let info = cx.machine.op(op);
-            if stream_ordered_only && !info.host_in_stream_order {
+            if stream_ordered_only && !info.host_in_stream_order || !cx.machine.uses_current(cx.state, op, l, cx.regions) {
                 continue;
             }
             let hit = match access {
@@ -171,13 +171,16 @@ fn reuse<S: Copy + PartialEq, X: Ext>(new: OpId, cx: &Cx<'_, S, X>, out: &mut Ve
         if super::unfenced_vmm_alias::alias_between(op, prev, cx).is_some() {
             continue;
         }
+        let current = |l: &Loc| cx.machine.uses_current(cx.state, other, *l, cx.regions);
         let conflict = op
             .writes
             .iter()
+            .filter(current)
             .find(|w| prev.reads.iter().chain(prev.writes.iter()).any(|p| cx.regions.overlaps(*w, p)))
             .or_else(|| {
                 op.reads
                     .iter()
+                    .filter(current)
                     .find(|r| prev.writes.iter().any(|p| cx.regions.overlaps(*r, p)))
             });
         if let Some(l) = conflict

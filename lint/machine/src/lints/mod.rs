@@ -34,12 +34,84 @@ impl Level {
     }
 }
 
+/// A lint group, as clippy's: a name that stands for several lints in `-W/-A/-D`, `#[allow]`,
+/// `cuda-lint.toml`'s `[lints]` and `// cuda-lint: allow(..)`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Group {
+    /// Code that is wrong: stale or corrupted data, a crash, a fault.
+    Correctness,
+    /// Code that is right but slower than it needs to be.
+    Perf,
+    /// Findings a careful reviewer wants and others do not (allow by default).
+    Pedantic,
+}
+
+impl Group {
+    /// Every group but `all`, in the order `--list` shows them.
+    pub const ALL: &'static [Group] = &[Group::Correctness, Group::Perf, Group::Pedantic];
+
+    /// `correctness` (the tool prefix `cuda_lint::` is not part of it).
+    pub fn name(self) -> &'static str {
+        match self {
+            Group::Correctness => "correctness",
+            Group::Perf => "perf",
+            Group::Pedantic => "pedantic",
+        }
+    }
+
+    /// What its lints have in common.
+    pub fn desc(self) -> &'static str {
+        match self {
+            Group::Correctness => "code that gives stale or corrupted data, crashes or faults",
+            Group::Perf => "code that is right but slower than it needs to be",
+            Group::Pedantic => "what the analysis could not verify, for careful reviewers (allow by default)",
+        }
+    }
+
+    /// Whether `cuda_lint::all` holds it (as `clippy::all`, every group but `pedantic`).
+    pub fn in_all(self) -> bool {
+        !matches!(self, Group::Pedantic)
+    }
+
+    /// The lints of the group.
+    pub fn lints(self) -> Vec<&'static LintMeta> {
+        LINTS.iter().copied().filter(|l| l.group == self).collect()
+    }
+}
+
+/// The name of the group of every lint but the pedantic ones: `cuda_lint::all`.
+pub const ALL_GROUP: &str = "all";
+
+/// The lints a name stands for: one lint, a group (`correctness`, `perf`, `pedantic`) or `all`.
+/// `name` may carry the `cuda_lint::` prefix, dashes or capitals. `None`: no such lint or group.
+pub fn lints_named(name: &str) -> Option<Vec<&'static LintMeta>> {
+    let lower = name.trim().replace('-', "_").to_ascii_lowercase();
+    let wanted = lower.trim_start_matches("cuda_lint::");
+    if wanted == ALL_GROUP {
+        return Some(LINTS.iter().copied().filter(|l| l.group.in_all()).collect());
+    }
+    if let Some(group) = Group::ALL.iter().find(|g| g.name() == wanted) {
+        return Some(group.lints());
+    }
+    find(wanted).map(|l| vec![l])
+}
+
+/// Every name a lint or group may be called by, for error messages: `missing_sync, ..., all`.
+pub fn lint_and_group_names() -> String {
+    let mut names: Vec<&str> = LINTS.iter().map(|l| l.name).collect();
+    names.extend(Group::ALL.iter().map(|g| g.name()));
+    names.push(ALL_GROUP);
+    names.join(", ")
+}
+
 /// A lint and its documentation.
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct LintMeta {
     /// `missing_sync` (the tool prefix `cuda_lint::` is not part of it).
     pub name: &'static str,
     pub default_level: Level,
+    /// The group it belongs to (besides `all`, unless the group is `pedantic`).
+    pub group: Group,
     /// One line: what it catches.
     pub desc: &'static str,
     /// The lint's doc comment: What it does / Why is this bad / Example / Use instead.
@@ -55,15 +127,39 @@ impl LintMeta {
 
 /// Declares a lint's [`LintMeta`] from its doc comment.
 macro_rules! declare_lint {
-    ($(#[doc = $doc:literal])* pub $upper:ident = $name:literal, $level:ident, $desc:literal) => {
+    ($(#[doc = $doc:literal])* pub $upper:ident = $name:literal, $level:ident, $group:ident, $desc:literal) => {
         $(#[doc = $doc])*
         pub static $upper: $crate::lints::LintMeta = $crate::lints::LintMeta {
             name: $name,
             default_level: $crate::lints::Level::$level,
+            group: $crate::lints::Group::$group,
             desc: $desc,
             explanation: concat!($($doc, "\n"),*),
         };
     };
+}
+
+/// What the user's configuration tells the lints themselves (`cuda-lint.toml`'s `[perf]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Asynchronous copies whose byte count is known and below this are not reported by
+    /// `pageable_async_copy` (a scalar never is). The default, 64 KiB, is where pinned memory
+    /// starts to pay on an H200 (`lint/benches/pinned-threshold/`).
+    pub min_copy_bytes: u64,
+    /// Whether the `perf` lints report in tests, benches and examples (as clippy: yes).
+    pub perf_in_tests: bool,
+}
+
+/// `Options::min_copy_bytes` when the configuration does not say.
+pub const DEFAULT_MIN_COPY_BYTES: u64 = 64 * 1024;
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            min_copy_bytes: DEFAULT_MIN_COPY_BYTES,
+            perf_in_tests: true,
+        }
+    }
 }
 
 /// What a lint's check is given besides the event.
@@ -76,9 +172,20 @@ pub struct Cx<'c, S, X> {
     pub span: S,
     /// Whether it happened inside a function the linted code calls (reported at the call).
     pub in_helper: bool,
+    /// The user's options for the lints.
+    pub options: &'c Options,
+    /// Whether the code is a test, a bench or an example (a `#[test]` function, a
+    /// `#[cfg(test)]` module, an integration test, bench or example target).
+    pub in_test: bool,
 }
 
 impl<S: Copy, X: Ext> Cx<'_, S, X> {
+    /// Whether the `perf` lints speak here: not in tests, benches and examples when the user
+    /// said so (`[perf] in-tests = false`).
+    pub(crate) fn perf_applies(&self) -> bool {
+        self.options.perf_in_tests || !self.in_test
+    }
+
     fn finding(
         &self,
         lint: &'static LintMeta,
@@ -134,9 +241,10 @@ pub fn find(name: &str) -> Option<&'static LintMeta> {
 pub fn explain(name: &str) -> Option<String> {
     let info = find(name)?;
     let mut text = format!(
-        "# cuda_lint::{}\n\nDefault level: {}\n\n",
+        "# cuda_lint::{}\n\nDefault level: {}; group: `cuda_lint::{}`\n\n",
         info.name,
-        info.default_level.as_str()
+        info.default_level.as_str(),
+        info.group.name()
     );
     for line in info.explanation.lines() {
         let line = line.strip_prefix(' ').unwrap_or(line);
@@ -156,17 +264,32 @@ pub fn lints_markdown() -> String {
          Generated from the doc comments of `lint/machine/src/lints/*.rs`; `cargo cuda-lint --explain NAME` prints the \
          same text for one lint. Do not edit: `CUDA_LINT_BLESS=1 cargo test -p cuda-lint-machine --test lints_md` \
          rewrites it.\n\n\
-         | lint | default level | what it catches |\n|---|---|---|\n",
+         | lint | default level | group | what it catches |\n|---|---|---|---|\n",
     );
     for info in LINTS {
         let name = info.full_name();
         let anchor = name.replace("::", "");
         md.push_str(&format!(
-            "| [`{name}`](#{anchor}) | {} | {} |\n",
+            "| [`{name}`](#{anchor}) | {} | {} | {} |\n",
             info.default_level.as_str(),
+            info.group.name(),
             info.desc
         ));
     }
+    md.push_str(
+        "\nGroups work wherever a lint name does (`-W`/`-A`/`-D`, `#[allow(..)]`, `cuda-lint.toml`'s \
+         `[lints]`, `// cuda-lint: allow(..)`):\n\n| group | lints | what |\n|---|---|---|\n",
+    );
+    for group in Group::ALL {
+        let names: Vec<String> = group.lints().iter().map(|l| format!("`{}`", l.name)).collect();
+        md.push_str(&format!(
+            "| `cuda_lint::{}` | {} | {} |\n",
+            group.name(),
+            names.join(", "),
+            group.desc()
+        ));
+    }
+    md.push_str("| `cuda_lint::all` | every lint of the groups above but `pedantic` | as `clippy::all` |\n");
     for info in LINTS {
         let text = explain(info.name).expect("every lint explains itself");
         md.push('\n');
@@ -223,6 +346,26 @@ mod tests {
             assert!(explain(&info.full_name().to_uppercase()).is_some());
         }
         assert!(explain("no_such_lint").is_none());
+    }
+
+    #[test]
+    fn groups_partition_the_lints() {
+        let all = lints_named("all").unwrap();
+        for info in LINTS {
+            let in_groups = Group::ALL.iter().filter(|g| g.lints().contains(info)).count();
+            assert_eq!(in_groups, 1, "{} is in one group", info.name);
+            assert_eq!(all.contains(info), info.group != Group::Pedantic, "{}", info.name);
+            assert_eq!(lints_named(&info.full_name()).unwrap(), vec![*info]);
+        }
+        assert_eq!(lints_named("cuda_lint::perf").unwrap(), Group::Perf.lints());
+        assert!(
+            lints_named("Correctness")
+                .unwrap()
+                .iter()
+                .all(|l| l.group == Group::Correctness)
+        );
+        assert!(lints_named("no_such_group").is_none());
+        assert!(LINTS.iter().all(|l| Group::ALL.iter().all(|g| g.name() != l.name)));
     }
 
     #[test]

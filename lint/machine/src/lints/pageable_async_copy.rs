@@ -44,6 +44,13 @@ declare_lint! {
     /// driver read pageable sources after the call returns). Batch copies are meant for
     /// pageable memory and are not reported here.
     ///
+    /// A copy whose size is known to be under 64 KiB (a scalar, a small array or struct, a
+    /// constant byte count) is not reported: that small, a copy is latency-bound and pinned
+    /// memory does not make it measurably faster (16 KiB: 9.1 us pageable, 8.9 us pinned;
+    /// 64 KiB: 16.5 us against 9.3 us, on an H200). `cuda-lint.toml` sets the threshold:
+    /// `[perf] min-copy-bytes = 65536`. `[perf] in-tests = false` silences the `perf` lints in
+    /// tests, benches and examples.
+    ///
     /// ### Example
     /// ```rust,ignore
     /// let host = vec![1.0f32; n];
@@ -59,7 +66,7 @@ declare_lint! {
     /// unsafe { stream.copy_htod_async(&mut dev, &host)? };
     /// ```
     /// or page-lock memory you already have with `ctx.register_host(&mut vec)`.
-    pub PAGEABLE_ASYNC_COPY = "pageable_async_copy", Warn, "an asynchronous copy whose host side may be pageable memory"
+    pub PAGEABLE_ASYNC_COPY = "pageable_async_copy", Warn, Perf, "an asynchronous copy whose host side may be pageable memory"
 }
 
 pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X>, out: &mut Vec<Finding<S>>) {
@@ -67,11 +74,16 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
         host,
         dir,
         host_arg,
+        bytes,
         advice,
     } = *event
     else {
         return;
     };
+    // A copy this small is latency-bound: pinned memory would not make it measurably faster.
+    if bytes.is_some_and(|b| b < cx.options.min_copy_bytes) || !cx.perf_applies() {
+        return;
+    }
     let mut pageable = Vec::new();
     let mut others = 0;
     for l in host.iter() {

@@ -57,7 +57,7 @@ declare_lint! {
     /// unsafe { stream.launch(&k, cfg, &[&a, &b, &out])? };
     /// ```
     /// or, across streams, record an event after the first work and `wait_event` on it.
-    pub UNFENCED_VMM_ALIAS = "unfenced_vmm_alias", Deny, "two mappings of one physical allocation used without `fence.proxy.alias` or stream ordering"
+    pub UNFENCED_VMM_ALIAS = "unfenced_vmm_alias", Deny, Correctness, "two mappings of one physical allocation used without `fence.proxy.alias` or stream ordering"
 }
 
 pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X>, out: &mut Vec<Finding<S>>) {

@@ -70,7 +70,7 @@ declare_lint! {
     /// cuMemRelease(handle);
     /// cuMemAddressFree(va, size);
     /// ```
-    pub VMM_LIFECYCLE = "vmm_lifecycle", Deny, "a VMM mapping used before `cuMemSetAccess`, or a reserved range freed while still mapped"
+    pub VMM_LIFECYCLE = "vmm_lifecycle", Deny, Correctness, "a VMM mapping used before `cuMemSetAccess`, or a reserved range freed while still mapped"
 }
 
 pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X>, out: &mut Vec<Finding<S>>) {

@@ -51,10 +51,13 @@ declare_lint! {
     /// stream.synchronize()?;
     /// let sum: f32 = host.as_slice()?.iter().sum();
     /// ```
-    pub WRITE_COMBINED_HOST_READ = "write_combined_host_read", Warn, "a host read of write-combined pinned memory, which the CPU does not cache"
+    pub WRITE_COMBINED_HOST_READ = "write_combined_host_read", Warn, Perf, "a host read of write-combined pinned memory, which the CPU does not cache"
 }
 
 pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X>, out: &mut Vec<Finding<S>>) {
+    if !cx.perf_applies() {
+        return;
+    }
     let Event::HostAccess {
         regions,
         access: Access::Read,

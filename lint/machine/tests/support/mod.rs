@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use cuda_lint_machine::lints::{Cx, check_all};
+use cuda_lint_machine::lints::{Cx, Options, check_all};
 use cuda_lint_machine::{
     Access, Advice, Child, Describe, Diagnostic, Dir, Event, Ext, InFlight, Kernel, Loc, LocSet, Machine, MemKind,
     OpId, OpKind, OpSet, Origin, Region, Regions, State,
@@ -251,6 +251,10 @@ pub struct World<X: Ext = ()> {
     pub front: Front,
     pub machine: Machine,
     pub state: State<X>,
+    /// The user's options (`cuda-lint.toml`'s `[perf]`).
+    pub options: Options,
+    /// Whether the code checked is a test, bench or example.
+    pub in_test: bool,
 }
 
 impl<X: Ext> Default for World<X> {
@@ -259,6 +263,8 @@ impl<X: Ext> Default for World<X> {
             front: Front::default(),
             machine: Machine::new(),
             state: State::default(),
+            options: Options::default(),
+            in_test: false,
         }
     }
 }
@@ -339,6 +345,8 @@ impl<X: Ext> World<X> {
             describe: &desc,
             span: at,
             in_helper,
+            options: &self.options,
+            in_test: self.in_test,
         };
         let mut out = Vec::new();
         check_all(event, &cx, &mut out);
@@ -381,6 +389,21 @@ impl<X: Ext> World<X> {
                 host: &set(host),
                 dir,
                 host_arg,
+                bytes: None,
+                advice: &ADVICE,
+            },
+        )
+    }
+
+    /// The same, of a copy whose byte count the front end knows.
+    pub fn async_copy_sized(&self, at: Site, host: &[Loc], dir: Dir, bytes: u64) -> Vec<Found> {
+        self.check(
+            at,
+            &Event::AsyncCopy {
+                host: &set(host),
+                dir,
+                host_arg: None,
+                bytes: Some(bytes),
                 advice: &ADVICE,
             },
         )

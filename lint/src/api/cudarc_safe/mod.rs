@@ -195,7 +195,10 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(core!("CudaContext::device_count"), &[NoAccess]),
         f(
             core!("CudaContext::alloc_unified"),
-            &[New(Target::Mem(MemKind::Managed))],
+            &[
+                New(Target::Mem(MemKind::Managed)),
+                Attach(crate::api::Attach::NewGlobalIf { global: 2 }),
+            ],
         ),
         // Streams: allocation, copies, memsets, ordering.
         f(
@@ -391,7 +394,10 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(unified!("UnifiedSlice::num_bytes"), &[NoAccess]),
         f(unified!("UnifiedSlice::is_empty"), &[NoAccess]),
         f(unified!("UnifiedSlice::attach_mode"), &[NoAccess]),
-        f(unified!("UnifiedSlice::attach"), &[NoAccess]),
+        f(
+            unified!("UnifiedSlice::attach"),
+            &[Attach(crate::api::Attach::Mem { mem: 0, flags: 2 })],
+        ),
         f(unified!("UnifiedSlice::prefetch"), &[NoAccess]),
         f(unified!("UnifiedSlice::check_host_access"), &[NoAccess]),
         f(unified!("UnifiedSlice::check_device_access"), &[NoAccess]),

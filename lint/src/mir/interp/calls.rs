@@ -78,7 +78,53 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             state.returning_error = matches!(*func_ty.kind(), ty::FnDef(def_id, _)
                 if self.tcx.item_name(def_id).as_str() == "from_residual");
         }
+        let tree_src = match &ret {
+            Val::Tree(src, _) => Some(*src),
+            _ => None,
+        };
         self.assign(f, destination, ret, si, state);
+        // A value moved through a call (`take`, `unwrap`, a helper's return) keeps its variant.
+        if let Some(src) = tree_src
+            && let Some(dest) = self.strong_dest(f, destination, state)
+        {
+            let known = state.variants.get(&src).copied();
+            self.copy_variants(state, src, dest, known, 3);
+        }
+        if let Some(pending) = self.pending_store.take() {
+            self.finish_store(pending, state);
+        }
+    }
+
+    /// Stores what a `Replace`/`InsertSome` leaves behind, once the call's result holds the
+    /// old value.
+    fn finish_store(&mut self, p: PendingStore, state: &mut State) {
+        let slot = if p.some {
+            self.locs.child(p.slot, Proj::Variant(1, 0))
+        } else {
+            p.slot
+        };
+        if p.keep {
+            // `get_or_insert`: the old value, or the new one.
+            if let Some((vals, _)) = p.value {
+                self.store(state, slot, &vals, false);
+            }
+            return;
+        }
+        self.clear(state, p.slot);
+        // `Option::take` leaves `None`; `insert` and `replace` leave `Some`.
+        if p.some || p.value.is_none() {
+            self.set_variant(state, p.slot, Some(u32::from(p.some)));
+        }
+        if let Some((vals, src)) = p.value {
+            if let Some(src) = src {
+                self.copy_tree(state, src, slot, 3);
+                if !p.some {
+                    let known = state.variants.get(&src).copied();
+                    self.copy_variants(state, src, slot, known, 3);
+                }
+            }
+            self.store(state, slot, &vals, true);
+        }
     }
 
     pub(super) fn resolve_instance(&self, def_id: DefId, args: GenericArgsRef<'tcx>) -> Option<Instance<'tcx>> {
@@ -104,15 +150,33 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         state: &mut State,
     ) -> Val {
         let f = call.f;
-        self.run_passed_closures(call, state);
         let body = self.frames[f.0 as usize].body;
         let derefs_raw = call.derefs_raw;
         let mut all = LocSet::new();
-        for (arg, vals) in call.args.iter().zip(call.argvals) {
+        // A method of `Iterator` reads the items it iterates over before the closure it is given
+        // runs on them (`try_for_each(|c| copy(c))` reads, then copies); called on adapters that
+        // hold closures (`collect` of a `Map`), what it touches, those closures do, and they ran
+        // where they were given. Other calls run the closures they are given first.
+        let has_closure = |t: Ty<'tcx>| t.walk().any(|t| t.as_type().is_some_and(|t| t.is_closure()));
+        let iterator_method = self.iterator_method(call).is_some();
+        let receiver_holds_closures = iterator_method
+            && call
+                .args
+                .first()
+                .is_some_and(|a| has_closure(self.instantiate(f, a.node.ty(&body.local_decls, self.tcx))));
+        if !iterator_method {
+            self.run_passed_closures(call, state);
+        }
+        for (i, (arg, vals)) in call.args.iter().zip(call.argvals).enumerate() {
             let ty = self.instantiate(f, arg.node.ty(&body.local_decls, self.tcx));
             all.union_with(vals);
             // An address passed as a number is not memory read.
             if ty.is_integral() {
+                continue;
+            }
+            // An iterator consumed (`collect`, `sum`) whose adapters hold closures: what it
+            // touches, the closures do, and they ran where they were given.
+            if receiver_holds_closures && i == 0 {
                 continue;
             }
             let mut data = self.reach(state, vals, 2);
@@ -130,6 +194,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 Access::Read
             };
             self.host_access(f, &data, access, call.si, state);
+        }
+        if iterator_method {
+            self.run_passed_closures(call, state);
         }
         let ret_ty = self.instantiate(f, destination.ty(&body.local_decls, self.tcx).ty);
         let handle = peel_result(ret_ty);
@@ -266,6 +333,20 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         bindings: &[Binding],
         state: &mut State,
     ) -> Option<Val> {
+        self.inline_body_with(call, callee, callee_args, bindings, &[], state)
+    }
+
+    /// [`Self::inline_body`], with some parameters' fields bound one by one (a closure's
+    /// `(a, b)` parameter given the items of a `zip`).
+    pub(super) fn inline_body_with(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        callee: DefId,
+        callee_args: Option<GenericArgsRef<'tcx>>,
+        bindings: &[Binding],
+        field_bindings: &[(usize, Proj, LocSet)],
+        state: &mut State,
+    ) -> Option<Val> {
         let tcx = self.tcx;
         let frame = &self.frames[call.f.0 as usize];
         if frame.depth >= MAX_INLINE_DEPTH
@@ -293,6 +374,14 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 self.copy_tree(&mut entry, *src, loc, 3);
             }
             self.store(&mut entry, loc, vals, true);
+        }
+        for (param, proj, vals) in field_bindings {
+            if *param >= body.local_decls.len() || *param > body.arg_count {
+                continue;
+            }
+            let loc = self.local_loc(child, Local::from_usize(*param));
+            let field = self.locs.child(loc, *proj);
+            self.store(&mut entry, field, vals, true);
         }
         let exit = self.run_frame(child, entry, self.reporting)?;
         *state = exit;
@@ -350,12 +439,107 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 vec![(1, self.read_value(state, closure), Some(closure))]
             };
             // `f(args)` on a `&dyn Fn`: the arguments are the call's second operand.
+            let mut fields = Vec::new();
             if call.args.len() == 2 && matches!(call.args[1].node.ty(&body.local_decls, self.tcx).kind(), ty::Tuple(_))
             {
                 bindings.extend(self.untupled(f, &call.args[1].node, state));
+            } else if let Some((param, items)) = self.adapter_items(call, def_id, state) {
+                // An iterator adapter (`map`, `for_each`, `fold`...): the closure's item is an
+                // item of the iterator it is called on.
+                match items {
+                    Items::Whole(vals) => bindings.push((param, vals, None)),
+                    Items::Fields(per_field) => {
+                        fields.extend(per_field.into_iter().map(|(proj, vals)| (param, proj, vals)));
+                    }
+                }
             }
-            let _ = self.inline_body(call, def_id, Some(cargs), &bindings, state);
+            let _ = self.inline_body_with(call, def_id, Some(cargs), &bindings, &fields, state);
         }
+    }
+
+    /// For a closure given to a method of `Iterator` (an adapter, or a consumer such as
+    /// `for_each` or `fold`), the closure parameter that takes the iterator's items, and the
+    /// items: what the iterator (the call's receiver) refers to, narrowed to the parameter's
+    /// type; a `zip`'s items field by field.
+    /// The method of `Iterator` a call calls, if it calls one.
+    fn iterator_method(&self, call: &CallSite<'_, 'tcx>) -> Option<DefId> {
+        let f = call.f;
+        let body = self.frames[f.0 as usize].body;
+        let TerminatorKind::Call { func, .. } = &body.basic_blocks[call.bb].terminator().kind else {
+            return None;
+        };
+        let ty::FnDef(method, _) = *self.instantiate(f, func.ty(&body.local_decls, self.tcx)).kind() else {
+            return None;
+        };
+        let iterator = self.tcx.get_diagnostic_item(rustc_span::sym::Iterator)?;
+        (self.tcx.trait_of_assoc(method) == Some(iterator)).then_some(method)
+    }
+
+    fn adapter_items(&mut self, call: &CallSite<'_, 'tcx>, closure: DefId, state: &State) -> Option<(usize, Items)> {
+        let f = call.f;
+        let method = self.iterator_method(call)?;
+        // `fold(init, |acc, item| ..)`, `try_fold`, `scan`: the item is the second parameter.
+        let name = self.tcx.item_name(method);
+        let param = if matches!(name.as_str(), "fold" | "try_fold" | "scan" | "rfold" | "try_rfold") {
+            3
+        } else {
+            2
+        };
+        let closure_body = self.tcx.optimized_mir(closure);
+        let param_ty = closure_body.local_decls.get(Local::from_usize(param))?.ty;
+        let receiver = call.args.first()?;
+        let receiver_loc = self.arg_place_loc(f, &receiver.node, state);
+        if let ty::Tuple(tys) = param_ty.kind()
+            && let Some(recv) = receiver_loc
+        {
+            let zipped: Vec<(Proj, LocSet)> = (0..tys.len())
+                .map(|i| {
+                    let field = self.locs.child(recv, Proj::Field(i as u32));
+                    (Proj::Field(i as u32), self.read_value(state, field))
+                })
+                .collect();
+            if self.locs.get(recv).ty.is_some_and(|t| is_zip(self.tcx, t)) {
+                let per_field = zipped
+                    .into_iter()
+                    .zip(tys.iter())
+                    .map(|((proj, vals), ty)| (proj, self.narrow(state, &vals, ty)))
+                    .collect();
+                return Some((param, Items::Fields(per_field)));
+            }
+        }
+        let vals = call.argvals.first()?.clone();
+        Some((param, Items::Whole(self.narrow(state, &vals, param_ty))))
+    }
+
+    /// Runs the crate's closure passed as argument `a` (with its arguments unknown, a
+    /// `thread::scope` closure's scope included); its return value.
+    pub(super) fn run_closure_arg(&mut self, call: &CallSite<'_, 'tcx>, a: u8, state: &mut State) -> Option<Val> {
+        let f = call.f;
+        let arg = call.args.get(a as usize)?;
+        let body = self.frames[f.0 as usize].body;
+        let ty = self.instantiate(f, arg.node.ty(&body.local_decls, self.tcx));
+        let closure = match ty.kind() {
+            ty::Closure(..) => self.arg_place_loc(f, &arg.node, state)?,
+            _ => single(&call.argvals[a as usize])?,
+        };
+        let Some(ty::Closure(def_id, cargs)) = self.locs.get(closure).ty.map(|t| *t.kind()) else {
+            return None;
+        };
+        if !def_id.is_local() || !self.tcx.is_mir_available(def_id) {
+            return None;
+        }
+        let env_by_ref = self
+            .tcx
+            .optimized_mir(def_id)
+            .local_decls
+            .get(Local::from_usize(1))
+            .is_some_and(|d| d.ty.is_ref());
+        let bindings = if env_by_ref {
+            vec![(1, LocSet::single(closure), None)]
+        } else {
+            vec![(1, self.read_value(state, closure), Some(closure))]
+        };
+        self.inline_body(call, def_id, Some(cargs), &bindings, state)
     }
 
     pub(super) fn on_stack(&self, mut f: FrameId, callee: DefId) -> bool {
@@ -409,5 +593,23 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         });
         self.frame_index.insert((call.f, call.bb, callee), id);
         id
+    }
+}
+
+/// The items a closure given to an iterator method takes.
+pub(super) enum Items {
+    /// All of them as one value.
+    Whole(LocSet),
+    /// A tuple's fields (a `zip`'s two sides).
+    Fields(Vec<(Proj, LocSet)>),
+}
+
+/// Whether `ty` is `core::iter::Zip`.
+fn is_zip(tcx: TyCtxt<'_>, ty: Ty<'_>) -> bool {
+    match ty.kind() {
+        ty::Adt(def, _) => {
+            tcx.item_name(def.did()).as_str() == "Zip" && tcx.crate_name(def.did().krate).as_str() == "core"
+        }
+        _ => false,
     }
 }

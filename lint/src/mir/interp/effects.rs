@@ -35,6 +35,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let new = self.locs.fresh(f, call.bb, which as u8, target, call.span, ty);
                     self.locs.set_allocated(new);
                     self.attrs.entry(new).or_default().family = Some(self.family);
+                    self.renew(target, new, state);
                     ret.insert(new);
                 }
                 Effect::Derive(a) => {
@@ -126,10 +127,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let handle = peel_result(ret_ty);
                     if unseen && let Some(Target::Mem(kind)) = self.rs.role(handle) {
                         let ty = self.locs.target_ty(handle);
-                        elements.insert(
-                            self.locs
-                                .fresh(f, call.bb, which as u8, Target::Mem(kind), call.span, ty),
-                        );
+                        let taken = self
+                            .locs
+                            .fresh(f, call.bb, which as u8, Target::Mem(kind), call.span, ty);
+                        // Taken out, an element is no longer there: the same call run again
+                        // (a loop) takes another one, which work started before did not use.
+                        self.renew(Target::Mem(kind), taken, state);
+                        elements.insert(taken);
                     }
                     ret.union_with(&self.narrow(state, &elements, ret_ty));
                 }
@@ -226,6 +230,57 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         }
                     }
                 }
+                Effect::Attach(how) => {
+                    // Flags not known as constants: attached to all (what CUDA does by default).
+                    let (memory, attached) = match how {
+                        crate::api::Attach::NewByFlags { flags } => (
+                            ret.iter().chain(last_new).collect::<Vec<_>>(),
+                            self.const_int(call, flags)
+                                .is_some_and(|v| v != crate::api::ATTACH_GLOBAL),
+                        ),
+                        crate::api::Attach::NewGlobalIf { global } => (
+                            ret.iter().chain(last_new).collect(),
+                            self.const_int(call, global) == Some(0),
+                        ),
+                        crate::api::Attach::Mem { mem, flags } => (
+                            self.data_arg(call, mem, &ret, state).iter().collect(),
+                            self.const_int(call, flags)
+                                .is_some_and(|v| v != crate::api::ATTACH_GLOBAL),
+                        ),
+                    };
+                    for l in memory {
+                        let root = self.locs.data_root(l);
+                        self.attrs.entry(root).or_default().attached = attached;
+                    }
+                }
+                Effect::Spawn(a) => {
+                    // The handle holds the closure's result as it is (an `Ok(..)` included).
+                    if let Some(Val::Tree(ret_loc, vals)) = self.run_closure_arg(call, a, state) {
+                        return Val::Tree(ret_loc, vals);
+                    }
+                }
+                Effect::Zip => {
+                    let side = |this: &mut Self, i: usize| {
+                        let src = call.args.get(i).and_then(|a| this.arg_place_loc(f, &a.node, state));
+                        (
+                            Proj::Field(i as u32),
+                            call.argvals.get(i).cloned().unwrap_or_default(),
+                            src,
+                        )
+                    };
+                    let sides = vec![side(self, 0), side(self, 1)];
+                    return Val::Fields(sides);
+                }
+                Effect::Join(a) => {
+                    if let Some(handle) = call
+                        .args
+                        .get(a as usize)
+                        .and_then(|h| self.arg_place_loc(f, &h.node, state))
+                    {
+                        let held = self.read_value(state, handle);
+                        return Val::Fields(vec![(Proj::Variant(0, 0), held, Some(handle))]);
+                    }
+                }
                 Effect::AllocatedBy(by) => {
                     for new in ret.iter().chain(last_new) {
                         let root = self.locs.data_root(new);
@@ -318,6 +373,45 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         state.values.insert(y, vx);
                     }
                 }
+                Effect::Replace { dst, value, some } => {
+                    // The old value comes out whole; the new one is stored once the result is
+                    // (see `Interp::pending_store`).
+                    if let Some(slot) = single(&self.arg(call, dst, &ret)) {
+                        let old = self.read_value(state, slot);
+                        tree = Some(slot);
+                        ret.union_with(&old);
+                        let stored = value.map(|v| {
+                            let src = call
+                                .args
+                                .get(v as usize)
+                                .and_then(|a| self.arg_place_loc(f, &a.node, state));
+                            (self.arg(call, v, &LocSet::new()), src)
+                        });
+                        self.pending_store = Some(PendingStore {
+                            slot,
+                            some,
+                            value: stored,
+                            keep: false,
+                        });
+                    }
+                }
+                Effect::InsertSome { dst, value, keep } => {
+                    if let Some(slot) = single(&self.arg(call, dst, &ret)) {
+                        let src = call
+                            .args
+                            .get(value as usize)
+                            .and_then(|a| self.arg_place_loc(f, &a.node, state));
+                        let vals = self.arg(call, value, &LocSet::new());
+                        let payload = self.locs.child(slot, Proj::Variant(1, 0));
+                        ret.insert(payload);
+                        self.pending_store = Some(PendingStore {
+                            slot,
+                            some: true,
+                            value: Some((vals, src)),
+                            keep,
+                        });
+                    }
+                }
                 Effect::CompileSource(a) => {
                     let (sources, from_caller) = self.const_strs(call, a);
                     let module =
@@ -396,6 +490,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let new = self.locs.fresh(f, call.bb, which as u8, target, call.span, None);
                     self.locs.set_allocated(new);
                     self.attrs.entry(new).or_default().family = Some(self.family);
+                    self.renew(target, new, state);
                     let slots = self.arg(call, out, &ret);
                     let strong = slots.len() == 1;
                     for slot in slots.iter() {
@@ -647,12 +742,23 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
         match tree {
             // `opt.unwrap()`, `res.expect(..)`: the payload of the enum becomes the value.
-            Some(src) if self.is_enum(src) && !ret_ty.is_enum() => match self.payload(src) {
-                Some(payload) => Val::Tree(payload, ret),
-                None => Val::Set(ret),
-            },
+            Some(src) if self.is_enum(src) && (!ret_ty.is_enum() || self.payload_is(src, ret_ty)) => {
+                match self.payload(src) {
+                    Some(payload) => Val::Tree(payload, ret),
+                    None => Val::Set(ret),
+                }
+            }
             Some(src) => Val::Tree(src, ret),
             None => Val::Set(ret),
+        }
+    }
+
+    /// Whether the enum at `loc` wraps a value of type `ty` (`Result<Result<T, E>, F>` unwrapped
+    /// to `Result<T, E>`).
+    fn payload_is(&self, loc: LocId, ty: Ty<'tcx>) -> bool {
+        match self.locs.get(loc).ty.map(|t| *t.kind()) {
+            Some(ty::Adt(_, args)) => args.types().next() == Some(ty),
+            _ => false,
         }
     }
 
@@ -972,7 +1078,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             _ => (None, dst),
         };
         if is_async && let Some(host) = host {
-            self.async_copy_event(call, host, host_arg, dir, state);
+            // A C API's one-dimensional copy (`cuMemcpyHtoDAsync`, `cudaMemcpyAsync`) gives its
+            // byte count after its two pointers.
+            let count = (dst == 0 && src == 1 && self.calls_c_function(call))
+                .then(|| self.const_int(call, 2))
+                .flatten()
+                .and_then(|c| u64::try_from(c).ok());
+            self.async_copy_event(call, host, host_arg, dir, count, state);
             // cudarc records an event on the host side only for its own types.
             let recorded = self.arg_is_handle(call, host_arg);
             if let Some(tracking) = self.call_tracking.as_mut()
@@ -1253,6 +1365,14 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
+    /// Memory an allocation site makes: when the site runs again (a loop, a helper called
+    /// again), the object is new, and the work started before used the old one.
+    fn renew(&mut self, target: Target, new: LocId, state: &mut State) {
+        if matches!(target, Target::Mem(_)) {
+            self.machine.renew(&mut state.m, &LocSet::single(new));
+        }
+    }
+
     /// Reports an asynchronous copy with host side `host` (written as argument `host_arg`).
     pub(super) fn async_copy_event(
         &mut self,
@@ -1260,6 +1380,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         host: &LocSet,
         host_arg: u8,
         dir: Dir,
+        count: Option<u64>,
         state: &State,
     ) {
         let dir = match dir {
@@ -1272,9 +1393,34 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             host,
             dir,
             host_arg: call.args.get(host_arg as usize).map(|a| a.span),
+            bytes: match (count, self.host_bytes(host)) {
+                (Some(c), Some(b)) => Some(c.min(b)),
+                (c, b) => c.or(b),
+            },
             advice: &self.family.advice,
         };
         self.emit(call.f, call.span, call.si, event, state);
+    }
+
+    /// Whether the call being applied is one of the driver's or the runtime's C functions
+    /// (through `extern "C"`, cudarc's `sys` or `result` layers).
+    fn calls_c_function(&self, _call: &CallSite<'_, 'tcx>) -> bool {
+        std::ptr::eq(self.family, &crate::api::cuda_driver::FAMILY)
+            || std::ptr::eq(self.family, &crate::api::cuda_runtime::FAMILY)
+    }
+
+    /// The most bytes a copy's host side may span, when each location it may be lies in a
+    /// variable on the stack (a scalar, an array, a struct: a copy cannot reach past it); `None`
+    /// when one may be heap memory (a `Vec`'s, a slice's, raw memory) or a type of unknown size.
+    fn host_bytes(&self, host: &LocSet) -> Option<u64> {
+        let mut most = None;
+        for l in host.iter() {
+            let var = self.locs.enclosing_stack_value(l)?;
+            let ty = self.locs.get(var).ty?;
+            let layout = self.tcx.layout_of(self.typing_env.as_query_input(ty)).ok()?;
+            most = Some(most.unwrap_or(0).max(layout.size.bytes()));
+        }
+        most
     }
 
     pub(super) fn launch(&mut self, call: &CallSite<'_, 'tcx>, kernel: u8, stream: u8, args: u8, state: &mut State) {

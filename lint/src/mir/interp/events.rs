@@ -39,6 +39,10 @@ impl Regions for RegionsView<'_, '_, '_> {
                 .is_some_and(|a| a.write_combined)
     }
 
+    fn attached(&self, l: LocId) -> bool {
+        self.attrs.get(&self.locs.data_root(l)).is_some_and(|a| a.attached)
+    }
+
     fn allocator(&self, l: LocId) -> Option<cuda_lint_machine::Allocator> {
         self.attrs.get(&self.locs.data_root(l)).and_then(|a| a.allocator)
     }
@@ -146,6 +150,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 describe: &describe,
                 span: at,
                 in_helper: entered.is_some(),
+                options: self.rs.options,
+                in_test: self.in_test,
             };
             cuda_lint_machine::lints::check_all(&event, &cx, &mut found);
         }

@@ -100,6 +100,8 @@ struct ObjAttrs {
     handle_arg_memory: LocSet,
     /// Pinned memory: allocated write-combined.
     write_combined: bool,
+    /// Managed memory: attached to the host or one stream (kernels elsewhere do not take it).
+    attached: bool,
     /// Memory: the allocator that made it, when a table says.
     allocator: Option<cuda_lint_machine::Allocator>,
     /// Memory: allocated on a stream (`cuMemAllocAsync`), whatever stream that is.
@@ -152,6 +154,25 @@ pub struct Interp<'a, 'tcx> {
     map_status: map_status::MapStatuses,
     /// Set by the block just run: the successor on which a map it tested failed.
     failed_map_edge: Option<(BasicBlock, LocSet)>,
+    /// Whether the body analysed is test code (see `resolve::is_test_code`).
+    in_test: bool,
+    /// What a call that moves a value out of a place leaves there, stored after the call's
+    /// result (which holds the old value).
+    pending_store: Option<PendingStore>,
+    /// Locals that hold the discriminant of an enum, and the enum's location (for `switchInt`).
+    discriminants: FxHashMap<(FrameId, Local), LocId>,
+}
+
+/// See [`Interp::pending_store`].
+struct PendingStore {
+    /// The place the value moved out of.
+    slot: LocId,
+    /// Whether the new value goes inside `Some`.
+    some: bool,
+    /// The new value and the place it came from (its fields), if any.
+    value: Option<(LocSet, Option<LocId>)>,
+    /// Only where the place was empty (`get_or_insert`): joined with what was there.
+    keep: bool,
 }
 
 impl<'a, 'tcx> Interp<'a, 'tcx> {
@@ -183,6 +204,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             mapped_by_call: None,
             map_status: FxHashMap::default(),
             failed_map_edge: None,
+            in_test: crate::mir::resolve::is_test_code(tcx, def_id),
+            pending_store: None,
+            discriminants: FxHashMap::default(),
         };
         let (names, named_paths) = debug_names(tcx, body);
         interp.frames.push(Frame {
@@ -351,6 +375,17 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             TerminatorKind::Drop { place, .. } => self.drop_place(f, bb, *place, term.source_info, state),
             TerminatorKind::SwitchInt { discr, targets } => {
                 self.failed_map_edge = self.failed_map_edge(f, discr, targets);
+                let ruled_out = self.ruled_out_arms(f, discr, targets, state);
+                if !ruled_out.is_empty() {
+                    if trace {
+                        eprintln!("      arms ruled out by the enum's variant: {ruled_out:?}");
+                    }
+                    return Next::Blocks(
+                        term.successors()
+                            .filter(|s| !body.basic_blocks[*s].is_cleanup && !ruled_out.contains(s))
+                            .collect(),
+                    );
+                }
             }
             TerminatorKind::InlineAsm { operands, .. } => {
                 for op in operands {
@@ -379,7 +414,17 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
                 self.status_assign(f, *place, rvalue);
                 let val = self.rvalue(f, rvalue, stmt.source_info, state);
+                let tree_src = match &val {
+                    Val::Tree(src, _) => Some(*src),
+                    _ => None,
+                };
                 self.assign(f, *place, val, stmt.source_info, state);
+                self.track_variant(f, *place, rvalue, tree_src, state);
+            }
+            StatementKind::SetDiscriminant { place, variant_index } => {
+                if let Some(dest) = self.strong_dest(f, **place, state) {
+                    self.set_variant(state, dest, Some(variant_index.as_u32()));
+                }
             }
             StatementKind::StorageDead(local) => {
                 for &loc in self.locs.of_local(f, *local) {
@@ -487,14 +532,16 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             cur = parent;
         }
         // Its own symbolic target.
+        self.own_target(loc).unwrap_or_default()
+    }
+
+    /// The symbolic target of a handle or pointer that holds no value of the state: what it
+    /// pointed to on entry (its `Deref` child).
+    fn own_target(&mut self, loc: LocId) -> Option<LocSet> {
         let data = self.locs.get(loc);
         let pointer_like =
             matches!(data.kind, LocKind::Handle(_)) || data.ty.is_some_and(|t| t.is_any_ptr() || t.is_box());
-        if pointer_like {
-            LocSet::single(self.locs.child(loc, Proj::Deref))
-        } else {
-            LocSet::new()
-        }
+        pointer_like.then(|| LocSet::single(self.locs.child(loc, Proj::Deref)))
     }
 
     fn collect_fields(&self, state: &State, loc: LocId, acc: &mut LocSet, found: &mut bool, depth: u32) {
@@ -686,7 +733,26 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
                 v
             }
+            // `&STATIC`: a pointer to the static's memory, the same in every function.
+            Operand::Constant(c) => match self.static_of(c) {
+                Some(def_id) => {
+                    let ty = self.tcx.type_of(def_id).instantiate_identity().skip_normalization();
+                    LocSet::single(self.locs.static_item(def_id, ty, self.tcx.def_span(def_id)))
+                }
+                None => LocSet::new(),
+            },
             _ => LocSet::new(),
+        }
+    }
+
+    /// The `static` a constant points to, if it is a reference to one.
+    fn static_of(&self, c: &mir::ConstOperand<'tcx>) -> Option<DefId> {
+        let mir::Const::Val(mir::ConstValue::Scalar(mir::interpret::Scalar::Ptr(ptr, _)), _) = c.const_ else {
+            return None;
+        };
+        match self.tcx.global_alloc(ptr.provenance.alloc_id()) {
+            mir::interpret::GlobalAlloc::Static(def_id) => Some(def_id),
+            _ => None,
         }
     }
 
@@ -861,6 +927,145 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
+    /// The one location a place denotes (through a reference to one place, `self.handle`
+    /// too), where an assignment replaces what was there.
+    fn strong_dest(&mut self, f: FrameId, place: Place<'tcx>, state: &State) -> Option<LocId> {
+        if place
+            .projection
+            .iter()
+            .any(|p| matches!(p, ProjectionElem::Index(_) | ProjectionElem::Subslice { .. }))
+        {
+            return None;
+        }
+        single(&self.place(f, place, state))
+    }
+
+    /// Keeps which variant an enum assigned whole is (`x = E::A(..)`, `x = y`), and which
+    /// location a discriminant read is of (for `switchInt`).
+    fn track_variant(
+        &mut self,
+        f: FrameId,
+        place: Place<'tcx>,
+        rvalue: &Rvalue<'tcx>,
+        tree_src: Option<LocId>,
+        state: &mut State,
+    ) {
+        if let Rvalue::Discriminant(of) = rvalue {
+            if let Some(local) = place.as_local()
+                && let Some(loc) = single(&self.place(f, *of, state))
+            {
+                self.discriminants.insert((f, local), loc);
+            }
+            return;
+        }
+        let Some(dest) = self.strong_dest(f, place, state) else {
+            return;
+        };
+        let variant = match rvalue {
+            Rvalue::Aggregate(kind, _) => match **kind {
+                mir::AggregateKind::Adt(def_id, v, ..) if self.tcx.adt_def(def_id).is_enum() => Some(v.as_u32()),
+                _ => None,
+            },
+            _ => None,
+        };
+        match (variant, tree_src) {
+            (Some(v), _) => self.set_variant(state, dest, Some(v)),
+            (None, Some(src)) => {
+                let known = state.variants.get(&src).copied();
+                self.copy_variants(state, src, dest, known, 3);
+            }
+            (None, None) => self.set_variant(state, dest, None),
+        }
+    }
+
+    /// Sets (or, with `None`, forgets) the variant of the enum at `loc`.
+    fn set_variant(&mut self, state: &mut State, loc: LocId, variant: Option<u32>) {
+        match variant.filter(|v| *v < 64) {
+            Some(v) => {
+                state.variants.insert(loc, 1 << v);
+            }
+            None => {
+                state.variants.remove(&loc);
+            }
+        }
+    }
+
+    /// Copies what is known of the variants of `src` and its fields to `dest`'s.
+    fn copy_variants(&mut self, state: &mut State, src: LocId, dest: LocId, known: Option<u64>, depth: u32) {
+        match known {
+            Some(bits) => {
+                state.variants.insert(dest, bits);
+            }
+            None => {
+                state.variants.remove(&dest);
+            }
+        }
+        if depth == 0 {
+            return;
+        }
+        let children: Vec<(Proj, LocId)> = self.locs.get(src).children.clone();
+        for (proj, child) in children {
+            if proj == Proj::Deref {
+                continue;
+            }
+            let target = self.locs.child(dest, proj);
+            let bits = state.variants.get(&child).copied();
+            self.copy_variants(state, child, target, bits, depth - 1);
+        }
+    }
+
+    /// The successors of a `switchInt` on an enum's discriminant that its known variants rule
+    /// out.
+    fn ruled_out_arms(
+        &self,
+        f: FrameId,
+        discr: &Operand<'tcx>,
+        targets: &mir::SwitchTargets,
+        state: &State,
+    ) -> Vec<BasicBlock> {
+        let Some(local) = discr.place().and_then(|p| p.as_local()) else {
+            return Vec::new();
+        };
+        let Some(&loc) = self.discriminants.get(&(f, local)) else {
+            return Vec::new();
+        };
+        let Some(&bits) = state.variants.get(&loc) else {
+            return Vec::new();
+        };
+        let Some(ty) = self.locs.get(loc).ty else {
+            return Vec::new();
+        };
+        let ty::Adt(adt, _) = ty.kind() else {
+            return Vec::new();
+        };
+        if !adt.is_enum() {
+            return Vec::new();
+        }
+        // Discriminant values of the variants it may be.
+        let possible: Vec<u128> = adt
+            .discriminants(self.tcx)
+            .filter(|(v, _)| v.as_u32() < 64 && bits & (1 << v.as_u32()) != 0)
+            .map(|(_, d)| d.val)
+            .collect();
+        let mut out: Vec<BasicBlock> = targets
+            .iter()
+            .filter(|(value, _)| !possible.contains(value))
+            .map(|(_, bb)| bb)
+            .collect();
+        // `otherwise` is taken by the values not listed.
+        if possible.iter().all(|p| targets.iter().any(|(value, _)| value == *p)) {
+            out.push(targets.otherwise());
+        }
+        // A block some possible value also reaches stays.
+        let kept: Vec<BasicBlock> = targets
+            .iter()
+            .filter(|(value, _)| possible.contains(value))
+            .map(|(_, bb)| bb)
+            .collect();
+        out.retain(|bb| !kept.contains(bb));
+        out
+    }
+
     fn store(&mut self, state: &mut State, dest: LocId, v: &LocSet, strong: bool) {
         if strong {
             if v.is_empty() {
@@ -876,6 +1081,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// Forgets what a location and its fields held (before a strong update).
     fn clear(&mut self, state: &mut State, loc: LocId) {
         state.values.remove(&loc);
+        state.variants.remove(&loc);
         let children: Vec<(Proj, LocId)> = self.locs.get(loc).children.clone();
         for (proj, child) in children {
             if proj != Proj::Deref {
@@ -896,6 +1102,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             }
             let target = self.locs.child(dest, proj);
             if let Some(v) = state.values.get(&child).cloned() {
+                state.values.insert(target, v);
+            } else if let Some(v) = self.own_target(child) {
+                // A handle or pointer moved with its aggregate still refers to what it did
+                // (a parameter's field: its own symbolic target).
                 state.values.insert(target, v);
             }
             self.copy_tree(state, child, target, depth - 1);

@@ -6,9 +6,28 @@ use super::*;
 impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// The state in words, for `CUDA_LINT_TRACE`.
     pub(super) fn show(&self, state: &State) -> String {
+        // The root, then each projection down to the location (`_3.F0.V(1,0)`).
         let name = |l: LocId| {
-            self.path_name(l)
-                .unwrap_or_else(|| format!("{:?}", self.locs.get(l).root))
+            let mut projs = Vec::new();
+            let mut cur = l;
+            while let Some((parent, proj)) = self.locs.get(cur).parent {
+                projs.push(format!("{proj:?}"));
+                cur = parent;
+                if projs.len() > 8 {
+                    break;
+                }
+            }
+            projs.reverse();
+            let root = match self.locs.get(cur).root {
+                Root::Local { frame, local } => format!("f{}{local:?}", frame.0),
+                other => format!("{other:?}"),
+            };
+            let mut out = root;
+            for p in projs {
+                out.push('.');
+                out.push_str(&p);
+            }
+            out
         };
         let values: Vec<String> = state
             .values
@@ -107,7 +126,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             Root::Fresh { .. } if data.allocated && kind == MemKind::VmmMapping => Origin::Mapped,
             Root::Fresh { .. } if data.allocated => Origin::Allocated,
             Root::Fresh { .. } | Root::Global { .. } => Origin::Returned,
-            Root::Local { .. } => Origin::Declared,
+            Root::Local { .. } | Root::Static { .. } => Origin::Declared,
         };
         // The type of what owns the memory: the handle it is the contents of, or the variable
         // holding it.
@@ -194,6 +213,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             None => match data.root {
                 Root::Local { frame, local } => self.frames[frame.0 as usize].names.get(&local).cloned(),
                 Root::Fresh { .. } | Root::Global { .. } => None,
+                Root::Static { def_id } => self.tcx.opt_item_name(def_id).map(|n| n.to_string()),
             },
             Some((parent, Proj::Deref | Proj::Inside)) => self.path_name(parent),
             Some((parent, Proj::Index)) => self.path_name(parent).map(|p| format!("{p}[..]")),
