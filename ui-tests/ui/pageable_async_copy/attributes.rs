@@ -49,9 +49,9 @@ fn fires_direction_inferred_from_the_memory(ctx: &Context, s: &Stream) -> Result
 }
 
 fn fires_array_in_a_loop(ctx: &Context, up: &Uploader) -> Result<(), Error> {
-    let mut dev = ctx.alloc::<f32>(4)?;
+    let mut dev = ctx.alloc::<f32>(1 << 16)?;
     for step in 0..4 {
-        let row = [step as f32; 4];
+        let row = [step as f32; 1 << 16];
         up.upload(&mut dev, &row);
         //~^ pageable_async_copy
     }

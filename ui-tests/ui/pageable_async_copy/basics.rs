@@ -18,7 +18,8 @@ fn fires_device_into_vec(ctx: &Context, s: &Stream) -> Result<Vec<f32>, Error> {
 }
 
 fn fires_stack_array_to_device(ctx: &Context, s: &Stream) -> Result<(), Error> {
-    let coeffs = [0.25f32, 0.5, 0.25, 0.0];
+    // 256 KiB on the stack (a copy under 64 KiB is latency-bound and not reported).
+    let coeffs = [0.25f32; 1 << 16];
     let mut dev_coeffs = ctx.alloc::<f32>(coeffs.len())?;
     unsafe { s.copy_htod_async(&mut dev_coeffs, &coeffs)? };
     //~^ pageable_async_copy
@@ -26,8 +27,8 @@ fn fires_stack_array_to_device(ctx: &Context, s: &Stream) -> Result<(), Error> {
 }
 
 fn fires_device_into_stack_array(ctx: &Context, s: &Stream) -> Result<u32, Error> {
-    let counters = ctx.alloc_zeroed::<u32>(4)?;
-    let mut host_counters = [0u32; 4];
+    let counters = ctx.alloc_zeroed::<u32>(1 << 16)?;
+    let mut host_counters = [0u32; 1 << 16];
     unsafe { s.copy_dtoh_async(&mut host_counters, &counters)? };
     //~^ pageable_async_copy
     s.synchronize()?;

@@ -34,7 +34,7 @@ fn fires_clone_dtoh_returns_a_vec(stream: &Arc<CudaStream>, dev: &CudaSlice<f32>
 }
 
 fn fires_array_on_the_stack(stream: &Arc<CudaStream>, dev: &mut CudaSlice<u32>) -> Result<(), DriverError> {
-    let header = [1u32, 2, 3, 4];
+    let header = [1u32; 1 << 16];
     stream.memcpy_htod(&header, dev)
     //~^ pageable_async_copy
 }

@@ -58,7 +58,7 @@ fn fires_result_wrapper_given_an_array() {
     unsafe {
         let s = stream();
         let d = device();
-        let header = [0u32; 16];
+        let header = [0u32; 1 << 16];
         let _ = result::memcpy_htod_async(d, &header, s);
         //~^ pageable_async_copy
     }

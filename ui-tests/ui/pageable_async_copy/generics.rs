@@ -80,8 +80,8 @@ fn fires_generic_struct_over_vec(ctx: &Context, s: &Stream) -> Result<(), Error>
 }
 
 fn fires_generic_array_source(ctx: &Context, s: &Stream) -> Result<(), Error> {
-    let lut = [0u16; 256];
-    let mut dev = ctx.alloc::<u16>(256)?;
+    let lut = [0u16; 1 << 16];
+    let mut dev = ctx.alloc::<u16>(1 << 16)?;
     upload_any(s, &mut dev, &lut)?;
     //~^ pageable_async_copy
     s.synchronize()

@@ -58,9 +58,9 @@ fn fires_kind_held_in_a_variable() {
     unsafe {
         let s = stream();
         let d = device();
-        let input = [0u8; 4096];
+        let input = [0u8; 1 << 16];
         let kind = cudaMemcpyKind::cudaMemcpyHostToDevice;
-        sys::cudaMemcpyAsync(d, input.as_ptr() as *const c_void, 4096, kind, s);
+        sys::cudaMemcpyAsync(d, input.as_ptr() as *const c_void, 1 << 16, kind, s);
         //~^ pageable_async_copy
     }
 }

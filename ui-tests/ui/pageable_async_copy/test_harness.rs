@@ -13,8 +13,9 @@ fn upload(stream: &Arc<CudaStream>, host: &[f32], dev: &mut CudaSlice<f32>) -> R
 fn fires_upload_of_an_array_through_a_helper() -> Result<(), DriverError> {
     let ctx = CudaContext::new(0)?;
     let stream = ctx.default_stream();
-    let mut dev = stream.alloc_zeros::<f32>(4)?;
-    let host = [1.0f32; 4];
+    let mut dev = stream.alloc_zeros::<f32>(1 << 16)?;
+    // 256 KiB: past the size from which pinned memory pays (a 16-byte array is not reported).
+    let host = vec![1.0f32; 1 << 16];
     upload(&stream, &host, &mut dev)?;
     //~^ pageable_async_copy
     stream.synchronize()
