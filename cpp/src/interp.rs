@@ -208,6 +208,9 @@ pub struct FileAnalysis<'s, 't> {
     configured: api::Functions,
     /// What the user's configuration tells the lints.
     options: cuda_lint_machine::Options,
+    /// Set while a launch whose kernel's writes are assumed (its source not in the file) is
+    /// enqueued.
+    launch_writes_unseen: bool,
     /// Statements run for the current top-level function (inlined calls and loop rounds
     /// included): past `WORK_FOR_INLINING`, calls are no longer run inline.
     work: usize,
@@ -248,6 +251,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             kernels: HashMap::new(),
             configured: api::Functions::default(),
             options: cuda_lint_machine::Options::default(),
+            launch_writes_unseen: false,
             work: 0,
             started: Started::default(),
             functions: HashMap::new(),
@@ -2129,6 +2133,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
         };
         self.machine.add_uses(op, streams, reads, writes);
+        if std::mem::take(&mut self.launch_writes_unseen) {
+            self.machine.set_writes_unseen(op);
+        }
         self.emit(n, Event::Enqueue { op }, flow);
         self.machine.start(&mut flow.m, op);
         self.started.ops.push(op);
@@ -2325,7 +2332,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 writes.union_with(s);
             }
         }
+        // A kernel whose source is not in the file is taken to write every argument: assumed.
+        self.launch_writes_unseen = written.is_none();
         self.enqueue(n, OpKind::Launch, &streams, &reads, &writes, stream_arg, flow);
+        self.launch_writes_unseen = false;
         LocSet::new()
     }
 }

@@ -97,7 +97,12 @@ impl Levels {
     /// (`-Dcuda_lint::missing_sync`), as a `cuda-lint.toml` and `cargo cuda-lint -- FLAGS` give
     /// them. Flags about other lints are left to rustc.
     pub fn from_flags(flags: &[String]) -> Levels {
-        let mut set = HashMap::new();
+        Levels::default().with_flags(flags)
+    }
+
+    /// These levels, then `flags` over them (see [`Levels::from_flags`]).
+    pub fn with_flags(self, flags: &[String]) -> Levels {
+        let mut set = self.set;
         let mut args = flags.iter();
         while let Some(flag) = args.next() {
             let (Some(letter), Some(attached)) = (flag.get(..2), flag.get(2..)) else {

@@ -5,8 +5,10 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cuda-lint check [--message-format human|short|json|sarif|github|gitlab] [PATH...]\n\
-                     checks the CUDA C++ host code in the .cu, .cuh, .cpp, .cc, .cxx, .c, .h and .hpp files under each path";
+const USAGE: &str = "usage: cuda-lint check [--message-format human|short|json|sarif|github|gitlab] [-W|-A|-D LINT]... [PATH...]\n\
+                     checks the CUDA C++ host code in the .cu, .cuh, .cpp, .cc, .cxx, .c, .h and .hpp files under each path\n\
+                     -W/-A/-D LINT: warn about, allow or deny a lint or a group (correctness, perf, pedantic, all),\n\
+                     \x20   after cuda-lint.toml's [lints]: -D cuda_lint::perf, -W cuda_lint::unverified";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -27,9 +29,31 @@ fn main() -> ExitCode {
     }
     let mut format = "human".to_string();
     let mut paths = Vec::new();
+    let mut lint_flags: Vec<String> = Vec::new();
     let mut rest = args[1..].iter();
     while let Some(a) = rest.next() {
-        if let Some(v) = a.strip_prefix("--message-format=") {
+        if let Some(letter) = ["-W", "-A", "-D", "-F"].into_iter().find(|l| a.starts_with(l)) {
+            let name = match &a[2..] {
+                "" => match rest.next() {
+                    Some(n) => n.clone(),
+                    None => {
+                        eprintln!("error: `{letter}` needs a lint or group name");
+                        return ExitCode::from(2);
+                    }
+                },
+                attached => attached.to_string(),
+            };
+            if cuda_lint_machine::lints::lints_named(&name).is_none() {
+                eprintln!(
+                    "error: unknown lint or group `{name}`; the lints and groups are: {}",
+                    cuda_lint_machine::lints::lint_and_group_names()
+                );
+                return ExitCode::from(2);
+            }
+            let name = name.trim_start_matches("cuda_lint::");
+            lint_flags.push(letter.to_string());
+            lint_flags.push(format!("cuda_lint::{name}"));
+        } else if let Some(v) = a.strip_prefix("--message-format=") {
             format = v.to_string();
         } else if a == "--message-format" {
             match rest.next() {
@@ -74,6 +98,9 @@ fn main() -> ExitCode {
         },
         None => cuda_lint_cpp::Settings::default(),
     };
+    // Flags on the command line come after the file's levels, as with rustc's.
+    let mut settings = settings;
+    settings.levels = settings.levels.with_flags(&lint_flags);
     let report = cuda_lint_cpp::check_files_with(&files, &settings);
     for p in &report.problems {
         eprintln!("warning: {p}");

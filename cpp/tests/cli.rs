@@ -55,6 +55,75 @@ fn levels_come_from_cuda_lint_toml() {
 }
 
 #[test]
+fn groups_and_perf_options_come_from_cuda_lint_toml() {
+    let dir = scratch("groups");
+    let text = std::fs::read_to_string(dir.join("runtime_api.cu")).unwrap();
+    let copies = text.lines().filter(|l| l.ends_with("//~ pageable_async_copy")).count();
+    // `unverified` is allow by default: the read after a kernel of another file is silent.
+    let before = run(&dir, &["--message-format=short", "."]);
+    assert_eq!(count(&before, "[cuda_lint::unverified]"), 0);
+    assert_eq!(count(&before, "warning: asynchronous copy"), copies);
+    // The pedantic group turns it on; the perf group silences the copies.
+    std::fs::write(
+        dir.join("cuda-lint.toml"),
+        "[lints]\npedantic = \"warn\"\n\"cuda_lint::perf\" = \"allow\"\n",
+    )
+    .unwrap();
+    let grouped = run(&dir, &["--message-format=short", "."]);
+    assert!(count(&grouped, "[cuda_lint::unverified]") >= 1);
+    assert_eq!(count(&grouped, "warning: asynchronous copy"), 0);
+    // A threshold of 0 bytes reports copies of any size (the file has none under 64 KiB of a
+    // known size, so the count stays); a huge one silences every copy of a known size.
+    std::fs::write(dir.join("cuda-lint.toml"), "[perf]\nmin-copy-bytes = 0\n").unwrap();
+    let all_sizes = run(&dir, &["--message-format=short", "."]);
+    assert_eq!(count(&all_sizes, "warning: asynchronous copy"), copies);
+}
+
+#[test]
+fn lint_flags_on_the_command_line_come_after_the_file() {
+    let dir = scratch("flags");
+    std::fs::write(dir.join("cuda-lint.toml"), "[lints]\nmissing_sync = \"allow\"\n").unwrap();
+    let out = run(
+        &dir,
+        &[
+            "--message-format=short",
+            "-D",
+            "cuda_lint::missing_sync",
+            "-Wunverified",
+            ".",
+        ],
+    );
+    assert!(count(&out, "error: host read") >= 1);
+    assert!(count(&out, "[cuda_lint::unverified]") >= 1);
+    let perf_denied = run(&dir, &["--message-format=short", "-D", "perf", "."]);
+    assert!(count(&perf_denied, "error: asynchronous copy") >= 1);
+    let bad = run(&dir, &["-D", "cuda_lint::nope", "."]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown lint or group `cuda_lint::nope`"));
+}
+
+#[test]
+fn a_scalar_copy_is_reported_only_under_a_lower_threshold() {
+    let dir = scratch("threshold");
+    std::fs::write(
+        dir.join("scalar.cu"),
+        "#include <cuda_runtime.h>\n\
+         double total(const double* d_sum, cudaStream_t s) {\n\
+         \x20   double sum = 0.0;\n\
+         \x20   cudaMemcpyAsync(&sum, d_sum, sizeof(double), cudaMemcpyDeviceToHost, s);\n\
+         \x20   cudaStreamSynchronize(s);\n\
+         \x20   return sum;\n\
+         }\n",
+    )
+    .unwrap();
+    let quiet = run(&dir, &["--message-format=short", "scalar.cu"]);
+    assert_eq!(count(&quiet, "asynchronous copy"), 0);
+    std::fs::write(dir.join("cuda-lint.toml"), "[perf]\nmin-copy-bytes = 0\n").unwrap();
+    let loud = run(&dir, &["--message-format=short", "scalar.cu"]);
+    assert_eq!(count(&loud, "warning: asynchronous copy into pageable host memory"), 1);
+}
+
+#[test]
 fn a_mistake_in_the_file_stops_with_its_line() {
     let dir = scratch("bad-config");
     std::fs::write(dir.join("cuda-lint.toml"), "[lints]\nmissing_synch = \"deny\"\n").unwrap();
@@ -62,7 +131,7 @@ fn a_mistake_in_the_file_stops_with_its_line() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("cuda-lint.toml:2:1: unknown lint `missing_synch`"),
+        err.contains("cuda-lint.toml:2:1: unknown lint or group `missing_synch`"),
         "{err}"
     );
 }

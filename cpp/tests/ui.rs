@@ -219,8 +219,13 @@ fn cpp_examples_report_their_own_lint_only() {
             failures.push(format!("{stem}: expected nothing, got {got:?}"));
         }
     }
-    // One pair per lint.
-    assert_eq!(pairs, cuda_lint_machine::LINTS.len(), "{failures:?}");
+    // One pair per lint (but `unverified`, which reports what could not be checked: no misuse
+    // to show on a GPU).
+    let shown = cuda_lint_machine::LINTS
+        .iter()
+        .filter(|l| l.group != cuda_lint_machine::Group::Pedantic)
+        .count();
+    assert_eq!(pairs, shown, "{failures:?}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

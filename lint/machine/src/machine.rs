@@ -38,6 +38,7 @@ impl Machine {
             advice,
             notes: Vec::new(),
             host_in_stream_order: false,
+            writes_unseen: false,
         });
         id
     }
@@ -66,6 +67,11 @@ impl Machine {
     /// [`Op::host_in_stream_order`]).
     pub fn set_host_in_stream_order(&mut self, op: OpId) {
         self.ops[op.0 as usize].host_in_stream_order = true;
+    }
+
+    /// `op`'s writes are assumed, not seen (see [`Op::writes_unseen`]).
+    pub fn set_writes_unseen(&mut self, op: OpId) {
+        self.ops[op.0 as usize].writes_unseen = true;
     }
 
     /// `stream` is the legacy default stream.

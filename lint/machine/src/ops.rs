@@ -54,6 +54,9 @@ pub struct Op {
     /// copy's destinations, and its sources unless read during the call): other work keeps
     /// pageable memory only while the call runs.
     pub host_in_stream_order: bool,
+    /// Its writes are assumed, not seen: a kernel whose source the analysis could not read is
+    /// taken to write every argument. A finding that rests on them alone is `unverified`'s.
+    pub writes_unseen: bool,
 }
 
 impl Op {

@@ -142,7 +142,9 @@ fn conflicts<S: Copy + PartialEq, X: Ext>(regions: &LocSet, access: Access, cx: 
                 continue;
             }
             let hit = match access {
-                Access::Read => info.writes.iter().any(|w| cx.regions.overlaps(w, l)),
+                // Writes assumed of a kernel whose source was not seen are no evidence:
+                // `unverified` says so.
+                Access::Read => !info.writes_unseen && info.writes.iter().any(|w| cx.regions.overlaps(w, l)),
                 Access::Write | Access::Free | Access::Reuse => info
                     .writes
                     .iter()
@@ -172,16 +174,20 @@ fn reuse<S: Copy + PartialEq, X: Ext>(new: OpId, cx: &Cx<'_, S, X>, out: &mut Ve
             continue;
         }
         let current = |l: &Loc| cx.machine.uses_current(cx.state, other, *l, cx.regions);
-        let conflict = op
-            .writes
+        // Writes assumed of a kernel whose source was not seen are no evidence; its reads are.
+        let (op_writes, prev_writes) = (
+            if op.writes_unseen { LocSet::new() } else { op.writes.clone() },
+            if prev.writes_unseen { LocSet::new() } else { prev.writes.clone() },
+        );
+        let conflict = op_writes
             .iter()
             .filter(current)
-            .find(|w| prev.reads.iter().chain(prev.writes.iter()).any(|p| cx.regions.overlaps(*w, p)))
+            .find(|w| prev.reads.iter().chain(prev_writes.iter()).any(|p| cx.regions.overlaps(*w, p)))
             .or_else(|| {
                 op.reads
                     .iter()
                     .filter(current)
-                    .find(|r| prev.writes.iter().any(|p| cx.regions.overlaps(*r, p)))
+                    .find(|r| prev_writes.iter().any(|p| cx.regions.overlaps(*r, p)))
             });
         if let Some(l) = conflict
             && cx.regions.mem_kind(l).is_some_and(|k| k != MemKind::Unknown)

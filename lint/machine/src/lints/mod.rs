@@ -228,6 +228,7 @@ lints! {
     vmm_lifecycle: VMM_LIFECYCLE,
     mismatched_free: MISMATCHED_FREE,
     managed_concurrent_access: MANAGED_CONCURRENT_ACCESS,
+    unverified: UNVERIFIED,
 }
 
 /// A lint by name; `name` may carry the `cuda_lint::` prefix, dashes or capitals.

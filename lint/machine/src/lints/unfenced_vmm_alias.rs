@@ -16,8 +16,9 @@ declare_lint! {
     /// Checks for two VMM mappings (`cuMemMap`) of one physical allocation that are used by one
     /// kernel whose CUDA source has no `fence.proxy.alias`, or by operations on different streams
     /// with no event or stream ordering between them. When the kernel's source is visible (a
-    /// string or `include_str!` compiled with NVRTC), it is read; when it is not, the finding says
-    /// so.
+    /// string or `include_str!` compiled with NVRTC), it is read; when it is not, nothing is
+    /// reported here: the allow-by-default `cuda_lint::unverified` says which launches could not
+    /// be checked.
     ///
     /// ### Why is this bad?
     /// Each virtual alias of a physical allocation is its own proxy: writes through one are not
@@ -125,14 +126,15 @@ pub(crate) fn alias_between<S, X>(op: &Op, other: &Op, cx: &Cx<'_, S, X>) -> Opt
         .or_else(|| cx.machine.alias_pair(&mine_all, &theirs_written, cx.regions))
 }
 
-fn in_one_kernel<S: Copy + PartialEq, X: Ext>(
+/// Two mappings of one physical allocation that one launch reaches through two arguments (one
+/// argument is one pointer, however many mappings it may be), at least one of them written
+/// through: two loads see the same bytes through either alias.
+pub(crate) fn alias_in_launch<S, X>(
     slots: &[LocSet],
     apart: bool,
     written: Option<&[bool]>,
-    kernel: Option<&Kernel>,
     cx: &Cx<'_, S, X>,
-    out: &mut Vec<Finding<S>>,
-) {
+) -> Option<(Loc, Loc)> {
     let mappings_of = |set: &LocSet| -> Vec<Loc> {
         let mut v: Vec<Loc> = set
             .iter()
@@ -155,50 +157,44 @@ fn in_one_kernel<S: Copy + PartialEq, X: Ext>(
             }
         }
     }
-    let (Some((a, b)), Some(kernel)) = (pair, kernel) else {
+    pair
+}
+
+fn in_one_kernel<S: Copy + PartialEq, X: Ext>(
+    slots: &[LocSet],
+    apart: bool,
+    written: Option<&[bool]>,
+    kernel: Option<&Kernel>,
+    cx: &Cx<'_, S, X>,
+    out: &mut Vec<Finding<S>>,
+) {
+    // A kernel whose source was not seen (or not found) may fence: `unverified` says so.
+    let Some(kernel @ Kernel::Unfenced { .. }) = kernel else {
+        return;
+    };
+    let Some((a, b)) = alias_in_launch(slots, apart, written, cx) else {
+        return;
+    };
+    let Kernel::Unfenced { name } = kernel else {
         return;
     };
     let (first, second) = (cx.describe.region(a), cx.describe.region(b));
-    let msg = match kernel {
-        Kernel::Unfenced { name } => {
-            format!("kernel `{name}` uses two mappings of one physical allocation without `fence.proxy.alias`")
-        }
-        Kernel::SourceNotVisible { name } => format!(
-            "kernel{} uses two mappings of one physical allocation, and its source is not visible to cuda-lint",
-            name.as_ref().map(|n| format!(" `{n}`")).unwrap_or_default()
-        ),
-        Kernel::NameNotConstant => "a kernel whose name is not a constant uses two mappings of one physical \
-                                    allocation: cuda-lint cannot tell whether it fences"
-            .to_string(),
-        Kernel::NotInSource { name } => format!(
-            "kernel `{name}` uses two mappings of one physical allocation, and cuda-lint does not find it \
-             in the source it was compiled from"
-        ),
-    };
-    let mut diag = Diagnostic::new(msg);
+    let mut diag = Diagnostic::new(format!(
+        "kernel `{name}` uses two mappings of one physical allocation without `fence.proxy.alias`"
+    ));
     label_mappings(&mut diag, cx.span, &first, &second);
     diag.via("the launch happens").note(
         "writes through one virtual alias are not coherent with reads through \
          another until `fence.proxy.alias` executes",
     );
-    diag.help(match kernel {
-        Kernel::Unfenced { .. } => {
-            "execute `asm volatile(\"fence.proxy.alias;\" ::: \"memory\");` in the kernel \
-             between the accesses through the two mappings"
-        }
-        Kernel::SourceNotVisible { .. } | Kernel::NotInSource { .. } => {
-            "make sure the kernel executes `fence.proxy.alias` between the accesses, \
-             or compile its source from a string or `include_str!` so cuda-lint can check"
-        }
-        Kernel::NameNotConstant => {
-            "make sure the kernel executes `fence.proxy.alias` between the accesses, or name it \
-             with a constant (`module.function(\"kernel\")`) so cuda-lint can check"
-        }
-    });
+    diag.help(
+        "execute `asm volatile(\"fence.proxy.alias;\" ::: \"memory\");` in the kernel \
+         between the accesses through the two mappings",
+    );
     out.push(cx.finding(&UNFENCED_VMM_ALIAS, "alias_in_one_kernel", false, diag));
 }
 
-fn label_mappings<S: Copy + PartialEq>(diag: &mut Diagnostic<S>, span: S, first: &Region<S>, second: &Region<S>) {
+pub(crate) fn label_mappings<S: Copy + PartialEq>(diag: &mut Diagnostic<S>, span: S, first: &Region<S>, second: &Region<S>) {
     if first.origin != span {
         diag.label(first.origin, origin_label(first, "one mapping"));
     }

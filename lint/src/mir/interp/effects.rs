@@ -1466,7 +1466,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             let verdict = self.kernel_verdict(kernels);
             self.launch_event(call, verdict, &slots, apart, written.as_deref(), state);
         }
+        // Without the kernel's source, every argument is taken to be written: assumed, not seen.
+        self.launch_writes_unseen = written.is_none();
         self.enqueue(call, OpKind::Launch, streams, touched, writes, state);
+        self.launch_writes_unseen = false;
     }
 
     /// The memory each kernel argument reaches, one set per argument when the argument list
@@ -1536,6 +1539,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             }
         };
         self.machine.add_uses(id, &streams, &reads, &writes);
+        if self.launch_writes_unseen {
+            self.machine.set_writes_unseen(id);
+        }
         // A cudarc call that records events first waits for the events on what it uses.
         let tracking = self.call_tracking.take().map(|call_tracking| {
             let mut used = reads.clone();

@@ -161,6 +161,8 @@ pub struct Interp<'a, 'tcx> {
     pending_store: Option<PendingStore>,
     /// Locals that hold the discriminant of an enum, and the enum's location (for `switchInt`).
     discriminants: FxHashMap<(FrameId, Local), LocId>,
+    /// Set while a launch whose kernel's writes are assumed (its source not seen) is enqueued.
+    launch_writes_unseen: bool,
 }
 
 /// See [`Interp::pending_store`].
@@ -207,6 +209,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             in_test: crate::mir::resolve::is_test_code(tcx, def_id),
             pending_store: None,
             discriminants: FxHashMap::default(),
+            launch_writes_unseen: false,
         };
         let (names, named_paths) = debug_names(tcx, body);
         interp.frames.push(Frame {
