@@ -365,6 +365,12 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
 
     /// Marks an object created by a call as new memory or a new object (see
     /// [`LocData::allocated`]).
+    /// The kind of what a location is, learnt after it was made (a field's pointee, from the
+    /// type's builders).
+    pub fn set_kind(&mut self, id: LocId, kind: LocKind) {
+        self.data[id.0 as usize].kind = kind;
+    }
+
     pub fn set_allocated(&mut self, id: LocId) {
         self.data[id.0 as usize].allocated = true;
     }

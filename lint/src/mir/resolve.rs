@@ -42,7 +42,29 @@ pub struct Resolver<'tcx> {
     visiting: RefCell<FxHashSet<LocalDefId>>,
     /// The crate's functions some body of the crate calls (or names), made when first asked.
     called: std::cell::OnceCell<FxHashSet<DefId>>,
+    /// The bodies that build each of the crate's own types (`Readout { host, .. }`), made when
+    /// first asked.
+    builders: std::cell::OnceCell<FxHashMap<DefId, Vec<LocalDefId>>>,
+    /// What memory each raw-pointer field of the crate's types holds wherever the crate
+    /// builds the type (see [`Resolver::field_memory`]).
+    field_memory: RefCell<FxHashMap<DefId, FxHashMap<(u32, u32), FieldMemory>>>,
+    /// The types whose builders are being run (a summary needing itself gets none).
+    summarizing: RefCell<Vec<DefId>>,
 }
+
+/// The memory a raw-pointer field holds wherever its type is built: one kind (and allocator,
+/// when every store agrees).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct FieldMemory {
+    pub kind: cuda_lint_machine::MemKind,
+    pub allocator: Option<cuda_lint_machine::Allocator>,
+    pub write_combined: bool,
+}
+
+/// At most this many bodies that build a type are run for its fields' summary.
+const MAX_BUILDERS: usize = 8;
+/// Summaries needing summaries, at most this deep.
+const MAX_SUMMARY_DEPTH: usize = 2;
 
 impl<'tcx> Resolver<'tcx> {
     pub fn new(tcx: TyCtxt<'tcx>, user_config: &'static crate::api::user::UserConfig) -> Self {
@@ -62,6 +84,9 @@ impl<'tcx> Resolver<'tcx> {
             mentions: RefCell::default(),
             visiting: RefCell::default(),
             called: std::cell::OnceCell::new(),
+            builders: std::cell::OnceCell::new(),
+            field_memory: RefCell::default(),
+            summarizing: RefCell::default(),
         }
     }
 
@@ -294,6 +319,75 @@ impl<'tcx> Resolver<'tcx> {
 }
 
 impl<'tcx> Resolver<'tcx> {
+    /// What memory field `field` of variant `variant` of the crate's type `adt` holds, when it
+    /// is a raw pointer every body that builds the type stores memory of one kind into: a
+    /// method that reads `self.host` sees what the constructor allocated. Computed once per
+    /// type, by running its builders (at most [`MAX_BUILDERS`]); `None` when a store is of
+    /// unknown or differing memory.
+    pub fn field_memory(&self, adt: DefId, variant: u32, field: u32) -> Option<FieldMemory> {
+        if let Some(fields) = self.field_memory.borrow().get(&adt) {
+            return fields.get(&(variant, field)).copied();
+        }
+        if self.summarizing.borrow().len() >= MAX_SUMMARY_DEPTH || self.summarizing.borrow().contains(&adt) {
+            return None;
+        }
+        let builders: Vec<LocalDefId> = self
+            .builders()
+            .get(&adt)
+            .map(|b| b.iter().take(MAX_BUILDERS).copied().collect())
+            .unwrap_or_default();
+        self.summarizing.borrow_mut().push(adt);
+        let mut joined: FxHashMap<(u32, u32), Option<FieldMemory>> = FxHashMap::default();
+        for body in builders {
+            for (key, store) in super::interp::Interp::field_stores(self, body, adt) {
+                let slot = joined.entry(key).or_insert(store);
+                if *slot != store {
+                    *slot = None;
+                }
+            }
+        }
+        self.summarizing.borrow_mut().pop();
+        let fields: FxHashMap<(u32, u32), FieldMemory> =
+            joined.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))).collect();
+        let found = fields.get(&(variant, field)).copied();
+        self.field_memory.borrow_mut().insert(adt, fields);
+        found
+    }
+
+    /// The bodies of the crate that build each of its own types (an aggregate of the type).
+    fn builders(&self) -> &FxHashMap<DefId, Vec<LocalDefId>> {
+        self.builders.get_or_init(|| {
+            let tcx = self.tcx;
+            let mut builders: FxHashMap<DefId, Vec<LocalDefId>> = FxHashMap::default();
+            for owner in tcx.hir_body_owners() {
+                let def_id = owner.to_def_id();
+                if !matches!(tcx.def_kind(def_id), DefKind::Fn | DefKind::AssocFn | DefKind::Closure)
+                    || !tcx.is_mir_available(def_id)
+                    || has_unsatisfiable_preds(tcx, def_id)
+                {
+                    continue;
+                }
+                for block in tcx.optimized_mir(def_id).basic_blocks.iter() {
+                    for stmt in &block.statements {
+                        if let rustc_middle::mir::StatementKind::Assign(box (
+                            _,
+                            rustc_middle::mir::Rvalue::Aggregate(kind, _),
+                        )) = &stmt.kind
+                            && let rustc_middle::mir::AggregateKind::Adt(adt, ..) = **kind
+                            && adt.is_local()
+                        {
+                            let list = builders.entry(adt).or_default();
+                            if !list.contains(&owner) {
+                                list.push(owner);
+                            }
+                        }
+                    }
+                }
+            }
+            builders
+        })
+    }
+
     /// Whether some body of the crate calls (or names) the local function `def_id`: then what
     /// it gets as parameters is seen where it is called.
     pub fn has_local_caller(&self, def_id: DefId) -> bool {

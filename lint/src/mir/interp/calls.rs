@@ -159,6 +159,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         // where they were given. Other calls run the closures they are given first.
         let has_closure = |t: Ty<'tcx>| t.walk().any(|t| t.as_type().is_some_and(|t| t.is_closure()));
         let iterator_method = self.iterator_method(call).is_some();
+        let moves_into_new = self.is_constructor(f, call);
         let receiver_holds_closures = iterator_method
             && call
                 .args
@@ -177,6 +178,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             // An iterator consumed (`collect`, `sum`) whose adapters hold closures: what it
             // touches, the closures do, and they ran where they were given.
             if receiver_holds_closures && i == 0 {
+                continue;
+            }
+            // A value moved into a new owner (`Box::new(sink)`, `Vec::from(array)`) is not read:
+            // what its fields point to is not touched.
+            if moves_into_new && !ty.is_ref() && !ty.is_raw_ptr() {
                 continue;
             }
             let mut data = self.reach(state, vals, 2);

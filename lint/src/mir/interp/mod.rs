@@ -24,7 +24,7 @@ use rustc_span::Span;
 
 use super::finding::{Finding, Via};
 use super::loc::{FrameId, LocId, LocKind, LocSet, Locs, Proj, Root};
-use super::resolve::Resolver;
+use super::resolve::{FieldMemory, Resolver};
 use super::state::State;
 use crate::api::cudarc_safe::{CudarcEffect, model as cudarc};
 use crate::api::{ApiFamily, Dir, Effect, FreeKind, LEGACY, MemKind, ObjKind, RET, Target};
@@ -163,6 +163,10 @@ pub struct Interp<'a, 'tcx> {
     discriminants: FxHashMap<(FrameId, Local), LocId>,
     /// Set while a launch whose kernel's writes are assumed (its source not seen) is enqueued.
     launch_writes_unseen: bool,
+    /// While summarizing a type's fields (see `Resolver::field_memory`): the type, and the
+    /// memory each of its raw-pointer fields is built with.
+    collect_fields_of: Option<DefId>,
+    field_stores: Vec<((u32, u32), Option<FieldMemory>)>,
 }
 
 /// See [`Interp::pending_store`].
@@ -178,8 +182,46 @@ struct PendingStore {
 }
 
 impl<'a, 'tcx> Interp<'a, 'tcx> {
+    /// Runs a body that builds the crate's type `adt`, and returns, for each raw-pointer field
+    /// of each aggregate of it, the memory stored there (`None`: unknown or of several kinds).
+    pub fn field_stores(
+        rs: &'a Resolver<'tcx>,
+        def_id: LocalDefId,
+        adt: DefId,
+    ) -> Vec<((u32, u32), Option<FieldMemory>)> {
+        let mut interp = Interp::new(rs, def_id);
+        interp.collect_fields_of = Some(adt);
+        let _ = interp.run_frame(FrameId::ROOT, State::default(), false);
+        if interp.gave_up {
+            return Vec::new();
+        }
+        interp.field_stores
+    }
+
     /// Analyses one body of the crate and returns what it found.
     pub fn analyze(rs: &'a Resolver<'tcx>, def_id: LocalDefId) -> Vec<Finding> {
+        let tcx = rs.tcx;
+        let mut interp = Interp::new(rs, def_id);
+        let _ = interp.run_frame(FrameId::ROOT, State::default(), true);
+        if rs.report_timings {
+            eprintln!(
+                "cuda-lint-timing: {} steps={} frames={} locations={} operations={} gave_up={}",
+                tcx.def_path_str(def_id.to_def_id()),
+                interp.steps,
+                interp.frames.len(),
+                interp.locs.len(),
+                interp.machine.len(),
+                interp.gave_up
+            );
+        }
+        if interp.gave_up {
+            return Vec::new();
+        }
+        interp.findings.into_iter().collect()
+    }
+
+    /// An interpreter at the start of a body of the crate.
+    fn new(rs: &'a Resolver<'tcx>, def_id: LocalDefId) -> Self {
         let tcx = rs.tcx;
         let body = tcx.optimized_mir(def_id.to_def_id());
         let mut interp = Interp {
@@ -210,6 +252,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             pending_store: None,
             discriminants: FxHashMap::default(),
             launch_writes_unseen: false,
+            collect_fields_of: None,
+            field_stores: Vec::new(),
         };
         let (names, named_paths) = debug_names(tcx, body);
         interp.frames.push(Frame {
@@ -224,22 +268,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             names,
             named_paths,
         });
-        let _ = interp.run_frame(FrameId::ROOT, State::default(), true);
-        if rs.report_timings {
-            eprintln!(
-                "cuda-lint-timing: {} steps={} frames={} locations={} operations={} gave_up={}",
-                tcx.def_path_str(def_id.to_def_id()),
-                interp.steps,
-                interp.frames.len(),
-                interp.locs.len(),
-                interp.machine.len(),
-                interp.gave_up
-            );
-        }
-        if interp.gave_up {
-            return Vec::new();
-        }
-        interp.findings.into_iter().collect()
+        interp
     }
 
     /// Runs a frame to its fixpoint from `entry`; with `report`, sweeps once more reporting
@@ -544,7 +573,49 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let data = self.locs.get(loc);
         let pointer_like =
             matches!(data.kind, LocKind::Handle(_)) || data.ty.is_some_and(|t| t.is_any_ptr() || t.is_box());
-        pointer_like.then(|| LocSet::single(self.locs.child(loc, Proj::Deref)))
+        if !pointer_like {
+            return None;
+        }
+        let target = self.locs.child(loc, Proj::Deref);
+        self.field_target_memory(loc, target);
+        Some(LocSet::single(target))
+    }
+
+    /// A raw pointer in a field of one of the crate's types (`self.host`) points at what every
+    /// builder of the type stored there (`Resolver::field_memory`): its target takes that kind.
+    fn field_target_memory(&mut self, field: LocId, target: LocId) {
+        if !matches!(self.locs.kind(target), LocKind::Data(MemKind::Unknown) | LocKind::Plain)
+            || !self.locs.get(field).ty.is_some_and(|t| t.is_raw_ptr())
+        {
+            return;
+        }
+        let Some((owner, proj)) = self.locs.get(field).parent else {
+            return;
+        };
+        let (variant, index) = match proj {
+            Proj::Field(i) => (0, i),
+            Proj::Variant(v, i) => (v, i),
+            _ => return,
+        };
+        let Some(ty::Adt(adt, _)) = self.locs.get(owner).ty.map(|t| *t.kind()) else {
+            return;
+        };
+        if !adt.did().is_local() {
+            return;
+        }
+        // Pageable memory may have been page-locked in place where the field was set
+        // (`cuMemHostRegister`): its state is not known here, only pinned and device kinds are.
+        let Some(memory) = self
+            .rs
+            .field_memory(adt.did(), variant, index)
+            .filter(|m| m.kind != MemKind::Pageable)
+        else {
+            return;
+        };
+        self.locs.set_kind(target, LocKind::Data(memory.kind));
+        let attrs = self.attrs.entry(target).or_default();
+        attrs.allocator = attrs.allocator.or(memory.allocator);
+        attrs.write_combined |= memory.write_combined;
     }
 
     fn collect_fields(&self, state: &State, loc: LocId, acc: &mut LocSet, found: &mut bool, depth: u32) {
@@ -831,6 +902,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 Val::Set(LocSet::new())
             }
             Rvalue::Aggregate(kind, ops) => {
+                if let mir::AggregateKind::Adt(adt, v, ..) = **kind
+                    && self.collect_fields_of == Some(adt)
+                {
+                    self.note_field_stores(f, v.as_u32(), ops, state);
+                }
                 let is_array = matches!(**kind, mir::AggregateKind::Array(_));
                 let variant = match **kind {
                     mir::AggregateKind::Adt(def_id, v, ..) if self.tcx.adt_def(def_id).is_enum() => Some(v.as_u32()),
@@ -866,6 +942,58 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 Val::Set(LocSet::new())
             }
             _ => Val::Set(LocSet::new()),
+        }
+    }
+
+    /// While summarizing a type: the memory each raw-pointer field of an aggregate of it is
+    /// built with (see `Resolver::field_memory`).
+    fn note_field_stores(
+        &mut self,
+        f: FrameId,
+        variant: u32,
+        ops: &rustc_index::IndexSlice<rustc_abi::FieldIdx, Operand<'tcx>>,
+        state: &mut State,
+    ) {
+        let body = self.frames[f.0 as usize].body;
+        for (i, op) in ops.iter().enumerate() {
+            if !self.instantiate(f, op.ty(&body.local_decls, self.tcx)).is_raw_ptr() {
+                continue;
+            }
+            let pointees = match op.place() {
+                Some(place) => {
+                    let locs = self.place(f, place, state);
+                    let mut v = LocSet::new();
+                    for l in locs.iter() {
+                        v.union_with(&self.read_value(state, l));
+                    }
+                    v
+                }
+                None => LocSet::new(),
+            };
+            let mut memory: Option<FieldMemory> = None;
+            let mut known = !pointees.is_empty();
+            for l in pointees.iter() {
+                let root = self.locs.data_root(l);
+                let here = match self.locs.kind(l) {
+                    LocKind::Data(kind) if kind != MemKind::Unknown => {
+                        let attrs = self.attrs.get(&root);
+                        Some(FieldMemory {
+                            kind,
+                            allocator: attrs.and_then(|a| a.allocator),
+                            write_combined: attrs.is_some_and(|a| a.write_combined),
+                        })
+                    }
+                    _ => None,
+                };
+                match (here, memory) {
+                    (None, _) => known = false,
+                    (Some(h), None) => memory = Some(h),
+                    (Some(h), Some(m)) if h != m => known = false,
+                    _ => {}
+                }
+            }
+            self.field_stores
+                .push(((variant, i as u32), if known { memory } else { None }));
         }
     }
 
