@@ -110,6 +110,16 @@ impl<'tcx> CudaMemory<'tcx> {
         let mut at_call: FxHashSet<((&'static str, &'static str), Span)> = FxHashSet::default();
         for finding in findings {
             let kind = finding.key();
+            // One access in a chain of calls (`host.iter().cloned().fold(..)`) is reported once,
+            // at the innermost expression that makes it.
+            if findings.iter().any(|other| {
+                other.key() == kind
+                    && other.span() != finding.span()
+                    && finding.span().contains(other.span())
+                    && other.via.is_none() == finding.via.is_none()
+            }) {
+                continue;
+            }
             if let Some(via) = &finding.via
                 && (self.helper_reports(cx, via.helper, kind, via.inner)
                     || (via.outer != via.helper && self.helper_reports(cx, via.outer, kind, via.inner))

@@ -39,6 +39,11 @@ pub fn download(ctx: &Context, s: &Stream) -> Result<f32> {
 
 /// A crate at `dir` using the runtime, with `config` as its cuda-lint.toml (if any).
 fn scratch_crate(dir: &Path, config: Option<&str>) {
+    scratch_crate_with(dir, config, SOURCE);
+}
+
+/// The same, with `source` as its `src/lib.rs`.
+fn scratch_crate_with(dir: &Path, config: Option<&str>, source: &str) {
     let repo = common::repo();
     std::fs::create_dir_all(dir.join("src")).unwrap();
     std::fs::write(
@@ -52,7 +57,7 @@ fn scratch_crate(dir: &Path, config: Option<&str>) {
     .unwrap();
     // The workspace's lock file: the same dependency versions, no resolution needed.
     std::fs::copy(repo.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
-    std::fs::write(dir.join("src/lib.rs"), SOURCE).unwrap();
+    std::fs::write(dir.join("src/lib.rs"), source).unwrap();
     let path = dir.join("cuda-lint.toml");
     match config {
         Some(text) => std::fs::write(path, text).unwrap(),
@@ -137,7 +142,7 @@ fn mistakes_in_the_file_stop_with_the_line_and_the_valid_keys() {
     for (config, want) in [
         (
             "[lints]\nmissing_synch = \"deny\"\n",
-            "cuda-lint.toml:2:1: unknown lint `missing_synch`; the lints are: pageable_async_copy",
+            "cuda-lint.toml:2:1: unknown lint or group `missing_synch`; the lints and groups are: pageable_async_copy",
         ),
         ("[lint]\n", "cuda-lint.toml:1:"),
         (
@@ -152,4 +157,91 @@ fn mistakes_in_the_file_stop_with_the_line_and_the_valid_keys() {
         assert!(stderr.contains(want), "want {want:?} in:\n{stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
+}
+
+/// Copies of several sizes, in library code and in a `#[cfg(test)]` module, and a read after a
+/// kernel whose source is not visible (`unverified`, allow by default).
+const SIZES: &str = r#"
+use cuda_lint_runtime::{Context, Result, Stream};
+
+pub fn small(ctx: &Context, s: &Stream) -> Result<u32> {
+    let dev = ctx.alloc_zeroed::<u32>(1)?;
+    let mut count = [0u32; 1];
+    unsafe { s.copy_dtoh_async(&mut count, &dev)? }; // small copy
+    s.synchronize()?;
+    Ok(count[0])
+}
+
+pub fn large(ctx: &Context, s: &Stream) -> Result<()> {
+    let frame = [0u8; 1 << 20];
+    let mut dev = ctx.alloc::<u8>(1 << 20)?;
+    unsafe { s.copy_htod_async(&mut dev, &frame)? }; // large copy
+    s.synchronize()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn upload_in_a_test() -> Result<()> {
+        let ctx = Context::new(0)?;
+        let s = ctx.new_stream()?;
+        let data = vec![1.0f32; 1 << 20];
+        let mut dev = ctx.alloc::<f32>(1 << 20)?;
+        unsafe { s.copy_htod_async(&mut dev, &data)? }; // copy in a test
+        s.synchronize()
+    }
+}
+"#;
+
+fn sizes_line(text: &str) -> u64 {
+    SIZES.lines().position(|l| l.contains(text)).expect("marker in SIZES") as u64 + 1
+}
+
+fn run_all_targets(dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-cuda-lint"))
+        .args(["cuda-lint", "--offline", "--all-targets", "--message-format=json"])
+        .current_dir(dir)
+        .output()
+        .expect("cargo-cuda-lint runs")
+}
+
+#[test]
+fn size_threshold_test_switch_and_groups_from_the_file() {
+    let dir = scratch_dir("perf");
+    let (small, large, in_test) = (
+        sizes_line("// small copy"),
+        sizes_line("// large copy"),
+        sizes_line("// copy in a test"),
+    );
+    let copies = |out: &Output| -> Vec<(String, u64)> {
+        let mut v: Vec<(String, u64)> = findings(out)
+            .into_iter()
+            .filter(|(code, ..)| code == "cuda_lint::pageable_async_copy")
+            .map(|(_, level, line)| (level, line))
+            .collect();
+        v.dedup();
+        v
+    };
+    // Defaults: the 4-byte copy is under 64 KiB; the 1 MiB one and the test's are reported.
+    scratch_crate_with(&dir, None, SIZES);
+    assert_eq!(
+        copies(&run_all_targets(&dir)),
+        [("warning".into(), large), ("warning".into(), in_test)]
+    );
+    // A threshold of 0 reports every size; `in-tests = false` silences the test's copy.
+    scratch_crate_with(&dir, Some("[perf]\nmin-copy-bytes = 0\nin-tests = false\n"), SIZES);
+    assert_eq!(
+        copies(&run_all_targets(&dir)),
+        [("warning".into(), small), ("warning".into(), large)]
+    );
+    // Groups: `perf` denied raises the copies; `all` allowed silences them.
+    scratch_crate_with(&dir, Some("[lints]\nperf = \"deny\"\n"), SIZES);
+    assert_eq!(
+        copies(&run_all_targets(&dir)),
+        [("error".into(), large), ("error".into(), in_test)]
+    );
+    scratch_crate_with(&dir, Some("[lints]\n\"cuda_lint::all\" = \"allow\"\n"), SIZES);
+    assert_eq!(copies(&run_all_targets(&dir)), []);
 }

@@ -764,29 +764,48 @@ fn one_kernel_using_parts_of_two_mappings_in_one_argument_list_fires() {
 }
 
 #[test]
-fn one_kernel_the_analysis_cannot_see_using_two_mappings_fires_saying_so() {
+fn one_kernel_the_analysis_cannot_see_using_two_mappings_is_unverified_not_unfenced() {
     let Vmm { w, a, b, .. } = vmm();
-    let msg = |k: Kernel| only(w.launch_event(10, &[&[a], &[b]], true, Some(&k)), ALIAS).message;
+    // No evidence for the default lint: `unverified` (allow by default) says what was not seen.
+    let msg = |k: Kernel| only(w.launch_event(10, &[&[a], &[b]], true, Some(&k)), "unverified").message;
     assert_eq!(
         msg(Kernel::SourceNotVisible { name: None }),
-        "kernel uses two mappings of one physical allocation, and its source is not visible to cuda-lint"
+        "kernel uses two mappings of one physical allocation; its source is not visible, so whether it \
+         executes `fence.proxy.alias` is not checked"
     );
     assert_eq!(
         msg(Kernel::SourceNotVisible {
             name: Some("k".to_string())
         }),
-        "kernel `k` uses two mappings of one physical allocation, and its source is not visible to cuda-lint"
+        "kernel `k` uses two mappings of one physical allocation; its source is not visible, so whether it \
+         executes `fence.proxy.alias` is not checked"
     );
     assert_eq!(
         msg(Kernel::NameNotConstant),
-        "a kernel whose name is not a constant uses two mappings of one physical allocation: \
-         cuda-lint cannot tell whether it fences"
+        "a kernel whose name is not a constant uses two mappings of one physical allocation: whether it \
+         fences is not checked"
     );
     assert_eq!(
         msg(Kernel::NotInSource { name: "k".to_string() }),
-        "kernel `k` uses two mappings of one physical allocation, and cuda-lint does not find it in the \
-         source it was compiled from"
+        "kernel `k` uses two mappings of one physical allocation, and the source it is compiled from does \
+         not define it: whether it fences is not checked"
     );
+}
+
+#[test]
+fn a_host_read_of_what_only_an_unseen_kernel_writes_is_unverified() {
+    let mut w: World = World::new();
+    let s = w.front.object("stream");
+    let m = w.front.alloc("m", MemKind::Managed, 1);
+    // 10: a kernel whose source is not visible, given `m`: taken to write it.
+    let k = w.op(OpKind::Launch, 10, &[s], &[m], &[m]);
+    w.machine.set_writes_unseen(k);
+    w.machine.start(&mut w.state, k);
+    let found = w.read(11, &[m]);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].kind, "unverified_read");
+    // A write to it is evidence (the kernel reads what it is given): missing_sync.
+    only(w.write(12, &[m]), "missing_sync");
 }
 
 #[test]

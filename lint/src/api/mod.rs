@@ -163,6 +163,11 @@ pub enum Effect {
     /// it enqueues is in flight from here on; the return value (a join handle) holds what the
     /// closure returns, which `join` hands back.
     Spawn(Arg),
+    /// The return value is the two disjoint halves of the slice `Arg` (`split_at_mut`).
+    SplitAt(Arg),
+    /// Reads the memory `Arg` refers to, unless the items the call returns are references
+    /// (`Iterator::next` of a `Vec`'s `IntoIter` moves elements out; of `iter()`, it does not).
+    ReadOwnedItems(Arg),
     /// The return value is an iterator over pairs of the items of the two arguments
     /// (`Iterator::zip`): field 0 refers to what the first does, field 1 to the second's.
     Zip,

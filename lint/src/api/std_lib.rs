@@ -64,8 +64,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("[]::chunks_exact", &[Derive(0)]),
         f("[]::chunks_exact_mut", &[Derive(0)]),
         f("[]::windows", &[Derive(0)]),
-        f("[]::split_at", &[Derive(0)]),
-        f("[]::split_at_mut", &[Derive(0)]),
+        f("[]::split_at", &[SplitAt(0)]),
+        f("[]::split_at_mut", &[SplitAt(0)]),
         f("[]::get", &[Derive(0)]),
         f("[]::get_mut", &[Derive(0)]),
         f("[]::get_unchecked", &[Derive(0)]),
@@ -189,7 +189,10 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("alloc::sync::Arc::new", &[Transparent]),
         f("alloc::rc::Rc::new", &[Transparent]),
         // Iteration: the next item points where the iterator does, and getting it reads.
-        f("core::iter::traits::iterator::Iterator::next", &[Contents(0), Read(0)]),
+        f(
+            "core::iter::traits::iterator::Iterator::next",
+            &[Contents(0), ReadOwnedItems(0)],
+        ),
         f("core::iter::traits::iterator::Iterator::zip", &[Zip]),
         // Collections: a pushed value becomes an element.
         f("alloc::vec::Vec::push", &[Push { vec: 0, value: 1 }]),

@@ -38,8 +38,18 @@ Options:
                         --allow-dirty (or --allow-staged, --allow-no-vcs)
 
 Every other option is passed to `cargo check` (`cargo fix` with --fix), e.g. -p, --all-targets.
-Lint flags after `--` work as with clippy:
+Lint flags after `--` work as with clippy, for lints and groups:
     cargo cuda-lint -- -D cuda_lint::pageable_async_copy -A cuda_lint::missing_sync
+    cargo cuda-lint -- -A cuda_lint::perf -W cuda_lint::pedantic
+Groups: cuda_lint::correctness (stale data, crashes, faults), cuda_lint::perf (slow but right),
+cuda_lint::pedantic (cuda_lint::unverified: what could not be checked, allow by default),
+cuda_lint::all (every group but pedantic). The same names work in #[allow(..)] and in
+cuda-lint.toml:
+    [lints]
+    perf = \"allow\"
+    [perf]
+    min-copy-bytes = 65536    # copies of a known size under this are not reported (default 64 KiB)
+    in-tests = false          # no perf findings in #[test] code, tests/, benches/, examples/
 
 In source, with `[lints.rust] unexpected_cfgs = { level = \"warn\", check-cfg = ['cfg(cuda_lint)'] }`
 in Cargo.toml so that plain builds stay warning-free:

@@ -52,6 +52,9 @@ pub enum Proj {
     /// reservation: a view that may be mapped on its own (`cuMemMap(base + size, ..)`), which
     /// the program reaches by address arithmetic. [`OFFSET_ANY`]: an offset not known.
     Offset(u64),
+    /// One of the disjoint parts a slice is split into (`split_at_mut`: part 0 and part 1),
+    /// which overlap the whole but not each other.
+    Part(u8),
 }
 
 /// [`Proj::Offset`] by an amount not known where it is added (`base + self.size`).
@@ -444,7 +447,7 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
                 })
             }
             (_, Proj::Deref) => ty.builtin_deref(true),
-            (_, Proj::Offset(_)) => Some(ty),
+            (_, Proj::Offset(_) | Proj::Part(_)) => Some(ty),
             (ty::Array(elem, _) | ty::Slice(elem), Proj::Index) => Some(*elem),
             (ty::Adt(def, args), Proj::Field(i)) if def.is_struct() || def.is_union() => def
                 .non_enum_variant()

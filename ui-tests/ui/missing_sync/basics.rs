@@ -37,13 +37,14 @@ fn fires_printed(ctx: &Context, s: &Stream, dev: &DeviceBuffer<f32>) -> Result<(
     s.synchronize()
 }
 
-fn fires_managed_after_launch(ctx: &Context, s: &Stream, module: &Module) -> Result<i32, Error> {
+// The kernel's source is not visible: what it writes is not seen, so this is
+// `unverified`'s (allow by default, tests in ui/unverified/), not this lint's.
+fn unseen_managed_after_launch(ctx: &Context, s: &Stream, module: &Module) -> Result<i32, Error> {
     let kernel = module.function("fill")?;
     let out = ctx.alloc_managed::<i32>(1024)?;
     let n = 1024u32;
     unsafe { s.launch(&kernel, LaunchConfig::for_num_elems(n), &[&out, &n])? };
     let last = out[1023];
-    //~^ missing_sync
     s.synchronize()?;
     Ok(last)
 }

@@ -129,7 +129,9 @@ fn fires_freed_on_another_stream_while_in_use() {
     }
 }
 
-fn fires_managed_memory_read_while_the_kernel_runs(kernel: sys::CUfunction) -> f32 {
+// The kernel's source is not visible: what it writes is not seen, so this is
+// `unverified`'s (allow by default, tests in ui/unverified/), not this lint's.
+fn unseen_managed_memory_read_while_the_kernel_runs(kernel: sys::CUfunction) -> f32 {
     unsafe {
         let s = stream();
         let mut data: CUdeviceptr = 0;
@@ -138,7 +140,6 @@ fn fires_managed_memory_read_while_the_kernel_runs(kernel: sys::CUfunction) -> f
         let mut params = [&mut data as *mut CUdeviceptr as *mut c_void, &mut n as *mut u32 as *mut c_void];
         sys::cuLaunchKernel(kernel, 1024, 1, 1, 1024, 1, 1, 0, s, params.as_mut_ptr(), null_mut());
         let first = *(data as *const f32);
-        //~^ missing_sync
         sys::cuStreamSynchronize(s);
         first
     }

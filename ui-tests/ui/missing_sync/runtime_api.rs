@@ -55,7 +55,9 @@ fn fires_host_alloc_refilled_while_uploading() {
     }
 }
 
-fn fires_managed_result_of_a_launch_read_too_early(kernel: *const c_void) -> f32 {
+// The kernel's source is not visible: what it writes is not seen, so this is
+// `unverified`'s (allow by default, tests in ui/unverified/), not this lint's.
+fn unseen_managed_result_of_a_launch_read_too_early(kernel: *const c_void) -> f32 {
     unsafe {
         let s = stream();
         let mut data: *mut c_void = null_mut();
@@ -66,7 +68,6 @@ fn fires_managed_result_of_a_launch_read_too_early(kernel: *const c_void) -> f32
         let block = dim3 { x: 1024, y: 1, z: 1 };
         sys::cudaLaunchKernel(kernel, grid, block, args.as_mut_ptr(), 0, s);
         let first = *(data as *const f32);
-        //~^ missing_sync
         sys::cudaStreamSynchronize(s);
         first
     }

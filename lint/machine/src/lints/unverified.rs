@@ -133,6 +133,53 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
                 }
             }
         }
+        Event::Enqueue { op: new } => {
+            // New work that uses what unordered work on another stream is only taken to write
+            // (or that is only taken to write what the other uses).
+            let op = cx.machine.op(new);
+            for other in cx.state.inflight_may.iter() {
+                if other == new
+                    || !cx.machine.may_be_running(cx.state, other)
+                    || cx.machine.ordered_before(cx.state, other, &op.streams)
+                {
+                    continue;
+                }
+                let prev = cx.machine.op(other);
+                if !op.writes_unseen && !prev.writes_unseen {
+                    continue;
+                }
+                let overlap = |a: &crate::regions::LocSet, b: &crate::regions::LocSet| {
+                    a.iter().find(|x| {
+                        b.iter().any(|y| cx.regions.overlaps(*x, y))
+                            && cx.machine.uses_current(cx.state, other, *x, cx.regions)
+                            && cx.regions.mem_kind(*x).is_some_and(|k| k != MemKind::Unknown)
+                    })
+                };
+                let hit = if op.writes_unseen { overlap(&op.writes, &prev.reads) } else { None }
+                    .or_else(|| if prev.writes_unseen { overlap(&op.reads, &prev.writes) } else { None });
+                let Some(l) = hit else { continue };
+                let target = cx.describe.region(cx.regions.root(l));
+                let prev_desc = cx.describe.in_flight(other);
+                let some_paths = !cx.state.surely_running(other);
+                let mut diag = Diagnostic::new(format!(
+                    "{} is used by work on another stream while a kernel whose source cuda-lint did not see may write it{}",
+                    named(&target.name, "memory"),
+                    paths_suffix(some_paths)
+                ));
+                if prev_desc.span != cx.span {
+                    diag.label(prev_desc.span, format!("{} started here", prev_desc.what));
+                }
+                diag.via("the work is enqueued")
+                    .note("cuda-lint takes a kernel it cannot read to write every argument; it may not")
+                    .help(format!(
+                        "make the kernel's CUDA source visible so cuda-lint sees what it writes, or order the \
+                         streams: {}",
+                        prev_desc.advice.order_streams
+                    ));
+                out.push(cx.finding(&UNVERIFIED, "unverified_reuse", some_paths, diag));
+                return;
+            }
+        }
         _ => {}
     }
 }

@@ -494,7 +494,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let closure_body = self.tcx.optimized_mir(closure);
         let param_ty = closure_body.local_decls.get(Local::from_usize(param))?.ty;
         let receiver = call.args.first()?;
-        let receiver_loc = self.arg_place_loc(f, &receiver.node, state);
+        let mut receiver_loc = self.arg_place_loc(f, &receiver.node, state);
+        // `try_for_each(&mut self, ..)`: the iterator is what the reference points to.
+        if let Some(r) = receiver_loc
+            && self.locs.get(r).ty.is_some_and(|t| t.is_ref())
+        {
+            receiver_loc = single(&self.read_value(state, r));
+        }
         if let ty::Tuple(tys) = param_ty.kind()
             && let Some(recv) = receiver_loc
         {
@@ -513,7 +519,17 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 return Some((param, Items::Fields(per_field)));
             }
         }
-        let vals = call.argvals.first()?.clone();
+        let vals = match receiver_loc {
+            Some(r)
+                if receiver
+                    .node
+                    .ty(&self.frames[f.0 as usize].body.local_decls, self.tcx)
+                    .is_ref() =>
+            {
+                self.read_value(state, r)
+            }
+            _ => call.argvals.first()?.clone(),
+        };
         Some((param, Items::Whole(self.narrow(state, &vals, param_ty))))
     }
 

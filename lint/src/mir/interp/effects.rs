@@ -259,6 +259,29 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         return Val::Tree(ret_loc, vals);
                     }
                 }
+                Effect::SplitAt(a) => {
+                    let data = self.arg(call, a, &ret);
+                    let part = |this: &mut Self, i: u8| -> LocSet {
+                        data.iter().map(|d| this.locs.child(d, Proj::Part(i))).collect()
+                    };
+                    let (lo, hi) = (part(self, 0), part(self, 1));
+                    return Val::Fields(vec![(Proj::Field(0), lo, None), (Proj::Field(1), hi, None)]);
+                }
+                Effect::ReadOwnedItems(a) => {
+                    // `Option<&T>` items: references, nothing read until they are used.
+                    let item_is_ref = match ret_ty.kind() {
+                        ty::Adt(_, args) => args.types().next().is_some_and(|t| {
+                            t.is_ref() || matches!(t.kind(), ty::Tuple(ts) if ts.iter().all(|t| t.is_ref()))
+                        }),
+                        _ => false,
+                    };
+                    if !item_is_ref {
+                        let v = self.arg(call, a, &ret);
+                        let mut data = self.reach(state, &v, 2);
+                        self.keep_device_only_if_direct(&mut data, &v);
+                        self.host_access(f, &data, Access::Read, call.si, state);
+                    }
+                }
                 Effect::Zip => {
                     let side = |this: &mut Self, i: usize| {
                         let src = call.args.get(i).and_then(|a| this.arg_place_loc(f, &a.node, state));

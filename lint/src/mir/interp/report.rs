@@ -221,6 +221,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 self.path_name(parent).map(|p| format!("{p} + .."))
             }
             Some((parent, Proj::Offset(at))) => self.path_name(parent).map(|p| format!("{p} + {at}")),
+            Some((parent, Proj::Part(_))) => self.path_name(parent).map(|p| format!("{p}[..]")),
             // A context's default streams are no field of it: the variable holding one names it.
             Some((_, Proj::Field(i))) if i >= u32::MAX - 1 => None,
             Some((parent, Proj::Field(i) | Proj::Variant(_, i))) => {
