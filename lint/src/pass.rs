@@ -108,8 +108,17 @@ impl<'tcx> CudaMemory<'tcx> {
     /// its own work); and once per lint at each call, however often the helper does it.
     fn report_body(&mut self, cx: &LateContext<'tcx>, findings: &[Finding]) {
         let mut at_call: FxHashSet<((&'static str, &'static str), Span)> = FxHashSet::default();
+        // Device memory the host touches is one misuse however often it is touched: reported at
+        // its first view or access (the same memory, allocated at the same place).
+        let mut device_touched: FxHashSet<Vec<Span>> = FxHashSet::default();
         for finding in findings {
             let kind = finding.key();
+            if finding.inner.lint.name == "host_deref_device_ptr" {
+                let origins: Vec<Span> = finding.inner.diagnostic.labels.iter().map(|(s, _)| *s).collect();
+                if !origins.is_empty() && !device_touched.insert(origins) {
+                    continue;
+                }
+            }
             // One access in a chain of calls (`host.iter().cloned().fold(..)`) is reported once,
             // at the innermost expression that makes it.
             if findings.iter().any(|other| {

@@ -163,6 +163,9 @@ pub enum Effect {
     /// it enqueues is in flight from here on; the return value (a join handle) holds what the
     /// closure returns, which `join` hands back.
     Spawn(Arg),
+    /// The return value is an `Option` of a reference to the `Some` of the `Option` `Arg`
+    /// points to (`Option::as_ref`, `as_mut`, `as_deref`).
+    SomeRef(Arg),
     /// The return value is the two disjoint halves of the slice `Arg` (`split_at_mut`).
     SplitAt(Arg),
     /// Reads the memory `Arg` refers to, unless the items the call returns are references

@@ -166,7 +166,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 .first()
                 .is_some_and(|a| has_closure(self.instantiate(f, a.node.ty(&body.local_decls, self.tcx))));
         if !iterator_method {
-            self.run_passed_closures(call, state);
+            let _ = self.run_passed_closures(call, state);
         }
         for (i, (arg, vals)) in call.args.iter().zip(call.argvals).enumerate() {
             let ty = self.instantiate(f, arg.node.ty(&body.local_decls, self.tcx));
@@ -201,8 +201,21 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             };
             self.host_access(f, &data, access, call.si, state);
         }
+        let mut mapped = None;
         if iterator_method {
-            self.run_passed_closures(call, state);
+            let returned = self.run_passed_closures(call, state);
+            // `map(|x| ..)` and kin: the iterator yields what the closure returns.
+            if let Some(method) = self.iterator_method(call)
+                && matches!(
+                    self.tcx.item_name(method).as_str(),
+                    "map" | "filter_map" | "flat_map" | "map_while" | "scan"
+                )
+            {
+                mapped = Some(returned);
+            }
+        }
+        if let Some(items) = mapped {
+            return Val::Set(items);
         }
         let ret_ty = self.instantiate(f, destination.ty(&body.local_decls, self.tcx).ty);
         let handle = peel_result(ret_ty);
@@ -218,6 +231,15 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             // queue's `pop`) return memory made elsewhere.
             if self.is_constructor(f, call) {
                 self.locs.set_allocated(fresh);
+                // `collect()` of an iterator: its elements are the iterator's items (addresses
+                // a `map` closure returned, buffers).
+                if iterator_method && let Some(items) = call.argvals.first() {
+                    let element = self.locs.child(fresh, Proj::Index);
+                    if !matches!(self.locs.kind(element), LocKind::Handle(_)) && !items.is_empty() {
+                        let items = items.clone();
+                        state.values.entry(element).or_default().union_with(&items);
+                    }
+                }
             }
             return Val::Set(LocSet::single(fresh));
         }
@@ -408,7 +430,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// Runs the crate's closures a call we cannot see into receives (`iter.map(|x| ..)`,
     /// `for_each`, a `&dyn Fn`): the callee is taken to call them, with arguments unknown
     /// (except a `dyn Fn` called directly, whose arguments are the call's).
-    pub(super) fn run_passed_closures(&mut self, call: &CallSite<'_, 'tcx>, state: &mut State) {
+    /// Returns what the closures returned.
+    pub(super) fn run_passed_closures(&mut self, call: &CallSite<'_, 'tcx>, state: &mut State) -> LocSet {
+        let mut returned = LocSet::new();
         let f = call.f;
         let body = self.frames[f.0 as usize].body;
         let mut closures: Vec<LocId> = Vec::new();
@@ -426,10 +450,21 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
         closures.sort();
         closures.dedup();
+        let mut runs: Vec<(Option<LocId>, DefId, GenericArgsRef<'tcx>)> = Vec::new();
         for closure in closures {
-            let Some(ty::Closure(def_id, cargs)) = self.locs.get(closure).ty.map(|t| *t.kind()) else {
-                continue;
-            };
+            if let Some(ty::Closure(def_id, cargs)) = self.locs.get(closure).ty.map(|t| *t.kind()) {
+                runs.push((Some(closure), def_id, cargs));
+            }
+        }
+        // A closure that captures nothing is a constant (`map(|&n| ..)`): run it too.
+        for arg in call.args {
+            if let Operand::Constant(c) = &arg.node
+                && let ty::Closure(def_id, cargs) = *self.instantiate(f, c.ty()).kind()
+            {
+                runs.push((None, def_id, cargs));
+            }
+        }
+        for (closure, def_id, cargs) in runs {
             if !def_id.is_local() || !self.tcx.is_mir_available(def_id) {
                 continue;
             }
@@ -439,10 +474,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 .local_decls
                 .get(Local::from_usize(1))
                 .is_some_and(|d| d.ty.is_ref());
-            let mut bindings = if env_by_ref {
-                vec![(1, LocSet::single(closure), None)]
-            } else {
-                vec![(1, self.read_value(state, closure), Some(closure))]
+            let mut bindings = match closure {
+                None => Vec::new(),
+                Some(closure) if env_by_ref => vec![(1, LocSet::single(closure), None)],
+                Some(closure) => vec![(1, self.read_value(state, closure), Some(closure))],
             };
             // `f(args)` on a `&dyn Fn`: the arguments are the call's second operand.
             let mut fields = Vec::new();
@@ -459,14 +494,46 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     }
                 }
             }
-            let _ = self.inline_body_with(call, def_id, Some(cargs), &bindings, &fields, state);
+            if let Some(Val::Tree(_, vals) | Val::Set(vals)) =
+                self.inline_body_with(call, def_id, Some(cargs), &bindings, &fields, state)
+            {
+                returned.union_with(&vals);
+            }
         }
+        returned
     }
 
     /// For a closure given to a method of `Iterator` (an adapter, or a consumer such as
     /// `for_each` or `fold`), the closure parameter that takes the iterator's items, and the
     /// items: what the iterator (the call's receiver) refers to, narrowed to the parameter's
     /// type; a `zip`'s items field by field.
+    /// For a closure given to a method of `Option` (`map`, `map_or`, `and_then`, `is_some_and`...),
+    /// what it is called with: the value in the `Some` of the receiver (behind a reference too).
+    fn option_payload(&mut self, call: &CallSite<'_, 'tcx>, state: &State) -> Option<LocSet> {
+        let f = call.f;
+        let body = self.frames[f.0 as usize].body;
+        let TerminatorKind::Call { func, .. } = &body.basic_blocks[call.bb].terminator().kind else {
+            return None;
+        };
+        let ty::FnDef(method, _) = *self.instantiate(f, func.ty(&body.local_decls, self.tcx)).kind() else {
+            return None;
+        };
+        let imp = self.tcx.impl_of_assoc(method)?;
+        let ty::Adt(adt, _) = self.tcx.type_of(imp).instantiate_identity().skip_normalization().kind() else {
+            return None;
+        };
+        if !self.tcx.is_diagnostic_item(rustc_span::sym::Option, adt.did()) {
+            return None;
+        }
+        let receiver = call.args.first()?;
+        let mut slot = self.arg_place_loc(f, &receiver.node, state)?;
+        if self.locs.get(slot).ty.is_some_and(|t| t.is_ref()) {
+            slot = single(&self.read_value(state, slot))?;
+        }
+        let payload = self.locs.child(slot, Proj::Variant(1, 0));
+        Some(self.read_value(state, payload))
+    }
+
     /// The method of `Iterator` a call calls, if it calls one.
     fn iterator_method(&self, call: &CallSite<'_, 'tcx>) -> Option<DefId> {
         let f = call.f;
@@ -483,6 +550,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 
     fn adapter_items(&mut self, call: &CallSite<'_, 'tcx>, closure: DefId, state: &State) -> Option<(usize, Items)> {
         let f = call.f;
+        if let Some(items) = self.option_payload(call, state) {
+            return Some((2, Items::Whole(items)));
+        }
         let method = self.iterator_method(call)?;
         // `fold(init, |acc, item| ..)`, `try_fold`, `scan`: the item is the second parameter.
         let name = self.tcx.item_name(method);

@@ -259,6 +259,16 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         return Val::Tree(ret_loc, vals);
                     }
                 }
+                Effect::SomeRef(a) => {
+                    let payloads: LocSet = self
+                        .arg(call, a, &ret)
+                        .iter()
+                        .map(|slot| self.locs.child(slot, Proj::Variant(1, 0)))
+                        .collect();
+                    if !payloads.is_empty() {
+                        return Val::Fields(vec![(Proj::Variant(1, 0), payloads, None)]);
+                    }
+                }
                 Effect::SplitAt(a) => {
                     let data = self.arg(call, a, &ret);
                     let part = |this: &mut Self, i: u8| -> LocSet {
