@@ -48,6 +48,7 @@ pub enum Effect {
     AttachMem {
         mem: Arg,
         flags: Arg,
+        stream: Arg,
     },
     /// Asks whether a stream's / an event's work is done: polled in a loop, a wait.
     QueryStream(Arg),
@@ -406,7 +407,11 @@ pub fn effects(name: &str) -> Option<&'static [Effect]> {
         // The C library on the host: reads and writes of host memory.
         "memcpy" | "memmove" => &[HostAccess { mem: 1, write: false }, HostAccess { mem: 0, write: true }],
         "memset" => &[HostAccess { mem: 0, write: true }],
-        "cudaStreamAttachMemAsync" | "cuStreamAttachMemAsync" => &[AttachMem { mem: 1, flags: 3 }],
+        "cudaStreamAttachMemAsync" | "cuStreamAttachMemAsync" => &[AttachMem {
+            mem: 1,
+            flags: 3,
+            stream: 0,
+        }],
         "cudaMemset" => &[Memset { dst: 0, stream: None }],
         "cudaMemsetAsync" => &[Memset {
             dst: 0,

@@ -48,6 +48,8 @@ struct LocInfo {
     attached: bool,
     /// A device container (`thrust::device_vector`): the host's `d[i]` copies, legally.
     copies_on_access: bool,
+    /// Managed memory attached to one stream: that stream.
+    attached_streams: LocSet,
 }
 
 #[derive(Clone, Default, PartialEq)]
@@ -728,6 +730,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             parent: None,
             named_in: self.inlined.len(),
             attached: false,
+            attached_streams: LocSet::new(),
             copies_on_access: false,
         });
         l
@@ -1789,11 +1792,18 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     self.locs[l.0 as usize].allocator = Some(by);
                     ret.insert(l);
                 }
-                Effect::AttachMem { mem, flags } => {
+                Effect::AttachMem { mem, flags, stream } => {
                     let text = args.get(flags).map(|f| self.argument_text(*f)).unwrap_or_default();
                     let attached = !text.contains("Global") && !text.contains("GLOBAL");
+                    // Attached to one stream, its kernels take the memory.
+                    let streams = if text.contains("Single") || text.contains("SINGLE") {
+                        self.streams_of(args.get(stream).copied(), &arg(stream))
+                    } else {
+                        LocSet::new()
+                    };
                     for l in self.memory(&arg(mem)).iter() {
                         self.locs[l.0 as usize].attached = attached;
+                        self.locs[l.0 as usize].attached_streams = streams.clone();
                     }
                 }
                 Effect::HostAccess { mem, write } => {
@@ -2583,6 +2593,13 @@ impl Regions for FileRegions<'_> {
     }
     fn attached(&self, l: Loc) -> bool {
         self.locs.get(l.0 as usize).is_some_and(|i| i.attached)
+    }
+
+    fn attached_streams(&self, l: Loc) -> LocSet {
+        self.locs
+            .get(l.0 as usize)
+            .map(|i| i.attached_streams.clone())
+            .unwrap_or_default()
     }
     fn allocator(&self, l: Loc) -> Option<cuda_lint_machine::Allocator> {
         self.locs.get(l.0 as usize).and_then(|i| i.allocator)

@@ -108,16 +108,18 @@ impl<'tcx> CudaMemory<'tcx> {
     /// its own work); and once per lint at each call, however often the helper does it.
     fn report_body(&mut self, cx: &LateContext<'tcx>, findings: &[Finding]) {
         let mut at_call: FxHashSet<((&'static str, &'static str), Span)> = FxHashSet::default();
-        // Device memory the host touches is one misuse however often it is touched: reported at
-        // its first view or access (the same memory, allocated at the same place).
-        let mut device_touched: FxHashSet<Vec<Span>> = FxHashSet::default();
+        // One finding of a lint per line: a chain of calls on one line (`taken.as_ref().map_or(..,
+        // |h| h.iter().sum())`) is one access, whether seen at the call or inside its closure.
+        let source_map = cx.tcx.sess.source_map();
+        let line_of = |span: Span| {
+            let lo = source_map.lookup_char_pos(span.lo());
+            (lo.file.start_pos, lo.line)
+        };
+        let mut on_line = FxHashSet::default();
         for finding in findings {
             let kind = finding.key();
-            if finding.inner.lint.name == "host_deref_device_ptr" {
-                let origins: Vec<Span> = finding.inner.diagnostic.labels.iter().map(|(s, _)| *s).collect();
-                if !origins.is_empty() && !device_touched.insert(origins) {
-                    continue;
-                }
+            if !on_line.insert((kind, line_of(finding.span()))) {
+                continue;
             }
             // One access in a chain of calls (`host.iter().cloned().fold(..)`) is reported once,
             // at the innermost expression that makes it.

@@ -44,6 +44,11 @@ pub trait Regions {
     fn attached(&self, _l: Loc) -> bool {
         false
     }
+    /// For managed memory attached to one stream (`...AttachSingle`), the stream objects it
+    /// may be attached to: kernels on those streams do take it. Empty: the host, or unknown.
+    fn attached_streams(&self, _l: Loc) -> LocSet {
+        LocSet::new()
+    }
     /// The allocator that made the memory `l` is part of, when the analysis saw it made.
     fn allocator(&self, _l: Loc) -> Option<crate::Allocator> {
         None

@@ -241,7 +241,11 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f(
             "cuStreamAttachMemAsync",
-            &[Attach(super::Attach::Mem { mem: 1, flags: 3 })],
+            &[Attach(super::Attach::Mem {
+                mem: 1,
+                flags: 3,
+                stream: 0,
+            })],
         ),
         f(
             "cuMemAllocHost_v2",

@@ -83,7 +83,11 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f(
             "cudaStreamAttachMemAsync",
-            &[Attach(super::Attach::Mem { mem: 1, flags: 3 })],
+            &[Attach(super::Attach::Mem {
+                mem: 1,
+                flags: 3,
+                stream: 0,
+            })],
         ),
         f("cudaMallocHost", &[out(0, PINNED), AllocatedBy(Allocator::PinnedHost)]),
         // A `__device__` variable's address: not an allocation.

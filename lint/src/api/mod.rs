@@ -83,8 +83,11 @@ pub enum Attach {
     NewGlobalIf { global: Arg },
     /// The memory `mem` refers to, by the constant flags argument `flags`
     /// (`cuStreamAttachMemAsync`, `cudaStreamAttachMemAsync`, cudarc's `UnifiedSlice::attach`).
-    Mem { mem: Arg, flags: Arg },
+    Mem { mem: Arg, flags: Arg, stream: Arg },
 }
+
+/// `CU_MEM_ATTACH_SINGLE`, `cudaMemAttachSingle`.
+pub const ATTACH_SINGLE: u128 = 0x04;
 
 /// `CU_MEM_ATTACH_GLOBAL`, `cudaMemAttachGlobal`.
 pub const ATTACH_GLOBAL: u128 = 0x01;

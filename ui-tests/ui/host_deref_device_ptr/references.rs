@@ -88,7 +88,6 @@ fn fires_assert_on_device_memory() {
         let d = device_ints();
         assert_eq!(*d, 0);
         //~^ host_deref_device_ptr
-        //~| host_deref_device_ptr
     }
 }
 

@@ -73,12 +73,14 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
         // are reported.
         _ => return,
     };
-    // Memory attached to the host or to one stream is not another stream's kernels' to take.
+    // Memory attached to the host is no kernel's to take; attached to one stream, only that
+    // stream's kernels take it.
     let managed: LocSet = regions
         .iter()
         .filter(|&l| {
             let root = cx.regions.root(l);
-            cx.regions.mem_kind(root) == Some(MemKind::Managed) && !cx.regions.attached(root)
+            cx.regions.mem_kind(root) == Some(MemKind::Managed)
+                && (!cx.regions.attached(root) || !cx.regions.attached_streams(root).is_empty())
         })
         .collect();
     let Some(first) = managed.iter().next() else {
@@ -95,10 +97,24 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
     {
         return;
     }
-    // A kernel that may still run (and, from the above, does not use this memory).
+    // A kernel that may still run (and, from the above, does not use this memory), and that
+    // takes it: any kernel for memory attached to all, one on its stream for memory attached to
+    // one stream.
+    let takes_it = |o: &crate::ops::Op| {
+        managed.iter().any(|l| {
+            let root = cx.regions.root(l);
+            !cx.regions.attached(root) || {
+                let streams = cx.regions.attached_streams(root);
+                !streams.is_empty() && o.streams.iter().any(|s| streams.contains(s))
+            }
+        })
+    };
     let Some(kernel) = cx.state.inflight_may.iter().find(|&op| {
         let o = cx.machine.op(op);
-        o.kind == OpKind::Launch && cx.machine.may_be_running(cx.state, op) && !o.uses_any(&managed, cx.regions)
+        o.kind == OpKind::Launch
+            && cx.machine.may_be_running(cx.state, op)
+            && !o.uses_any(&managed, cx.regions)
+            && takes_it(o)
     }) else {
         return;
     };

@@ -396,7 +396,11 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(unified!("UnifiedSlice::attach_mode"), &[NoAccess]),
         f(
             unified!("UnifiedSlice::attach"),
-            &[Attach(crate::api::Attach::Mem { mem: 0, flags: 2 })],
+            &[Attach(crate::api::Attach::Mem {
+                mem: 0,
+                flags: 2,
+                stream: 1,
+            })],
         ),
         f(unified!("UnifiedSlice::prefetch"), &[NoAccess]),
         f(unified!("UnifiedSlice::check_host_access"), &[NoAccess]),

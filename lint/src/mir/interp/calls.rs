@@ -697,7 +697,7 @@ pub(super) enum Items {
 }
 
 /// Whether `ty` is `core::iter::Zip`.
-fn is_zip(tcx: TyCtxt<'_>, ty: Ty<'_>) -> bool {
+pub(super) fn is_zip(tcx: TyCtxt<'_>, ty: Ty<'_>) -> bool {
     match ty.kind() {
         ty::Adt(def, _) => {
             tcx.item_name(def.did()).as_str() == "Zip" && tcx.crate_name(def.did().krate).as_str() == "core"

@@ -1,6 +1,7 @@
 //! What the API tables' effects do to the abstract state: allocations, copies, launches,
 //! synchronizations, events, frees and drops.
 
+use super::calls::is_zip;
 #[allow(unused_imports)]
 use super::*;
 
@@ -85,6 +86,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     }
                 }
                 Effect::Contents(a) => {
+                    // `next()` of a `zip`: `Some((a, b))`, each side from its own iterator.
+                    if let Some(zip) = single(&self.arg(call, a, &ret))
+                        && self.locs.get(zip).ty.is_some_and(|t| is_zip(self.tcx, t))
+                    {
+                        let both = self.read_value(state, zip);
+                        return Val::Fields(vec![(Proj::Variant(1, 0), both, Some(zip))]);
+                    }
                     let mut contents = LocSet::new();
                     for l in self.arg(call, a, &ret).iter() {
                         contents.union_with(&self.read_value(state, l));
@@ -232,6 +240,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
                 Effect::Attach(how) => {
                     // Flags not known as constants: attached to all (what CUDA does by default).
+                    let mut single_streams = LocSet::new();
+                    if let crate::api::Attach::Mem { flags, stream, .. } = how
+                        && self.const_int(call, flags) == Some(crate::api::ATTACH_SINGLE)
+                    {
+                        single_streams = self.objects(call, stream, state);
+                    }
                     let (memory, attached) = match how {
                         crate::api::Attach::NewByFlags { flags } => (
                             ret.iter().chain(last_new).collect::<Vec<_>>(),
@@ -242,7 +256,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                             ret.iter().chain(last_new).collect(),
                             self.const_int(call, global) == Some(0),
                         ),
-                        crate::api::Attach::Mem { mem, flags } => (
+                        crate::api::Attach::Mem { mem, flags, .. } => (
                             self.data_arg(call, mem, &ret, state).iter().collect(),
                             self.const_int(call, flags)
                                 .is_some_and(|v| v != crate::api::ATTACH_GLOBAL),
@@ -250,7 +264,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     };
                     for l in memory {
                         let root = self.locs.data_root(l);
-                        self.attrs.entry(root).or_default().attached = attached;
+                        let attrs = self.attrs.entry(root).or_default();
+                        attrs.attached = attached;
+                        attrs.attached_streams = single_streams.clone();
                     }
                 }
                 Effect::Spawn(a) => {

@@ -43,6 +43,13 @@ impl Regions for RegionsView<'_, '_, '_> {
         self.attrs.get(&self.locs.data_root(l)).is_some_and(|a| a.attached)
     }
 
+    fn attached_streams(&self, l: LocId) -> LocSet {
+        self.attrs
+            .get(&self.locs.data_root(l))
+            .map(|a| a.attached_streams.clone())
+            .unwrap_or_default()
+    }
+
     fn allocator(&self, l: LocId) -> Option<cuda_lint_machine::Allocator> {
         self.attrs.get(&self.locs.data_root(l)).and_then(|a| a.allocator)
     }

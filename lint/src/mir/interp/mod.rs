@@ -102,6 +102,8 @@ struct ObjAttrs {
     write_combined: bool,
     /// Managed memory: attached to the host or one stream (kernels elsewhere do not take it).
     attached: bool,
+    /// Managed memory attached to one stream: that stream (its kernels take it).
+    attached_streams: LocSet,
     /// Memory: the allocator that made it, when a table says.
     allocator: Option<cuda_lint_machine::Allocator>,
     /// Memory: allocated on a stream (`cuMemAllocAsync`), whatever stream that is.
