@@ -249,10 +249,11 @@ fn sarif_report_of_hand_made_findings_validates() {
                 info.name
             )
         );
-        let level = if info.default_level == cuda_lint_machine::Level::Deny {
-            "error"
-        } else {
-            "warning"
+        let level = match info.default_level {
+            cuda_lint_machine::Level::Deny => "error",
+            cuda_lint_machine::Level::Warn => "warning",
+            // An allow-by-default lint (`unverified`) is a note when turned on.
+            cuda_lint_machine::Level::Allow => "note",
         };
         assert_eq!(rule["defaultConfiguration"]["level"], level);
     }

@@ -171,6 +171,10 @@ pub static FAMILY: ApiFamily = ApiFamily {
             }],
         ),
         f("core::iter::traits::collect::IntoIterator::into_iter", &[Transparent]),
+        // `fut.await`: the future itself is polled (its body runs where it is awaited).
+        f("core::future::into_future::IntoFuture::into_future", &[Transparent]),
+        f("core::pin::Pin::new_unchecked", &[Transparent]),
+        f("core::pin::Pin::new", &[Transparent]),
         f(
             "core::mem::replace",
             &[Replace {

@@ -380,6 +380,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         if frame.depth >= MAX_INLINE_DEPTH
             || !callee.is_local()
             || !tcx.is_mir_available(callee)
+            // A coroutine's body (an `async` fn polled by `.await`) keeps what lives across its
+            // suspension points in per-state fields the analysis does not tie together: not
+            // followed.
             || tcx.is_coroutine(callee)
             || self.on_stack(call.f, callee)
             || crate::mir::resolve::has_unsatisfiable_preds(tcx, callee)
