@@ -2715,7 +2715,7 @@ pub(crate) fn const_bytes(text: &str) -> Option<u64> {
         if let Some(inner) = s.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
             return sum(inner);
         }
-        let digits = s.trim_end_matches(|c: char| matches!(c, 'u' | 'U' | 'l' | 'L'));
+        let digits = s.trim_end_matches(['u', 'U', 'l', 'L']);
         match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
             Some(hex) => u64::from_str_radix(hex, 16).ok(),
             None => digits.parse().ok(),

@@ -47,7 +47,7 @@ pub struct Resolver<'tcx> {
     builders: std::cell::OnceCell<FxHashMap<DefId, Vec<LocalDefId>>>,
     /// What memory each raw-pointer field of the crate's types holds wherever the crate
     /// builds the type (see [`Resolver::field_memory`]).
-    field_memory: RefCell<FxHashMap<DefId, FxHashMap<(u32, u32), FieldMemory>>>,
+    field_memory: RefCell<FxHashMap<DefId, FieldsMemory>>,
     /// The types whose builders are being run (a summary needing itself gets none).
     summarizing: RefCell<Vec<DefId>>,
 }
@@ -60,6 +60,9 @@ pub struct FieldMemory {
     pub allocator: Option<cuda_lint_machine::Allocator>,
     pub write_combined: bool,
 }
+
+/// What each raw-pointer field of one type holds, by (variant, field).
+type FieldsMemory = FxHashMap<(u32, u32), FieldMemory>;
 
 /// At most this many bodies that build a type are run for its fields' summary.
 const MAX_BUILDERS: usize = 8;
@@ -347,8 +350,7 @@ impl<'tcx> Resolver<'tcx> {
             }
         }
         self.summarizing.borrow_mut().pop();
-        let fields: FxHashMap<(u32, u32), FieldMemory> =
-            joined.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))).collect();
+        let fields: FieldsMemory = joined.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))).collect();
         let found = fields.get(&(variant, field)).copied();
         self.field_memory.borrow_mut().insert(adt, fields);
         found
@@ -361,7 +363,10 @@ impl<'tcx> Resolver<'tcx> {
             let mut builders: FxHashMap<DefId, Vec<LocalDefId>> = FxHashMap::default();
             for owner in tcx.hir_body_owners() {
                 let def_id = owner.to_def_id();
+                // Only bodies that use CUDA can store CUDA memory they made (a constructor given
+                // a pointer stores what its caller had): the others' MIR is not built for this.
                 if !matches!(tcx.def_kind(def_id), DefKind::Fn | DefKind::AssocFn | DefKind::Closure)
+                    || !self.touches_cuda(owner)
                     || !tcx.is_mir_available(def_id)
                     || has_unsatisfiable_preds(tcx, def_id)
                 {
