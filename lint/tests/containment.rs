@@ -12,12 +12,12 @@ unsafe extern "C" {
     fn cudaMemcpyAsync(dst: *mut c_void, src: *const c_void, count: usize, kind: i32, stream: *mut c_void) -> i32;
 }
 pub fn broken(dev: *mut c_void, stream: *mut c_void) {
-    let host = vec![0u8; 64];
-    unsafe { cudaMemcpyAsync(dev, host.as_ptr().cast(), 64, 1, stream) };
+    let host = vec![0u8; 1 << 20];
+    unsafe { cudaMemcpyAsync(dev, host.as_ptr().cast(), 1 << 20, 1, stream) };
 }
 pub fn fine(dev: *mut c_void, stream: *mut c_void) {
-    let host = vec![0u8; 64];
-    unsafe { cudaMemcpyAsync(dev, host.as_ptr().cast(), 64, 1, stream) };
+    let host = vec![0u8; 1 << 20];
+    unsafe { cudaMemcpyAsync(dev, host.as_ptr().cast(), 1 << 20, 1, stream) };
 }
 "#;
 

@@ -31,6 +31,8 @@ fn every_buggy_example_line_is_reported_and_nothing_else_in_the_workspace() {
             .collect::<BTreeSet<String>>(),
         cuda_lint_machine::LINTS
             .iter()
+            // `unverified` reports what could not be checked: no misuse to run on a GPU.
+            .filter(|l| l.group != cuda_lint_machine::Group::Pedantic)
             .map(|l| l.full_name())
             .collect::<BTreeSet<String>>(),
         "each lint has a buggy example"
