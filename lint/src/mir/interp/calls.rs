@@ -459,8 +459,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 runs.push((Some(closure), def_id, cargs));
             }
         }
-        // A closure that captures nothing is a constant (`map(|&n| ..)`): run it too.
-        for arg in call.args {
+        // A closure that captures nothing is a constant (`map(|&n| ..)`): run it too where the
+        // call says what it is given (an iterator's items, an `Option`'s payload); given to a
+        // call the analysis cannot see, it would run with nothing known of its arguments.
+        let gives_items = self.iterator_method(call).is_some() || self.option_method(call);
+        for arg in call.args.iter().filter(|_| gives_items) {
             if let Operand::Constant(c) = &arg.node
                 && let ty::Closure(def_id, cargs) = *self.instantiate(f, c.ty()).kind()
             {
@@ -510,6 +513,21 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// `for_each` or `fold`), the closure parameter that takes the iterator's items, and the
     /// items: what the iterator (the call's receiver) refers to, narrowed to the parameter's
     /// type; a `zip`'s items field by field.
+    /// Whether a call calls a method of `Option`.
+    fn option_method(&self, call: &CallSite<'_, 'tcx>) -> bool {
+        let body = self.frames[call.f.0 as usize].body;
+        let TerminatorKind::Call { func, .. } = &body.basic_blocks[call.bb].terminator().kind else {
+            return false;
+        };
+        let ty::FnDef(method, _) = *self.instantiate(call.f, func.ty(&body.local_decls, self.tcx)).kind() else {
+            return false;
+        };
+        self.tcx.impl_of_assoc(method).is_some_and(|imp| {
+            matches!(self.tcx.type_of(imp).instantiate_identity().skip_normalization().kind(),
+                ty::Adt(adt, _) if self.tcx.is_diagnostic_item(rustc_span::sym::Option, adt.did()))
+        })
+    }
+
     /// For a closure given to a method of `Option` (`map`, `map_or`, `and_then`, `is_some_and`...),
     /// what it is called with: the value in the `Some` of the receiver (behind a reference too).
     fn option_payload(&mut self, call: &CallSite<'_, 'tcx>, state: &State) -> Option<LocSet> {

@@ -1743,13 +1743,18 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 
     /// Drops a handle of type `ty` whose value is `vals` (the memory it owns).
     pub(super) fn drop_value(&mut self, f: FrameId, ty: Ty<'tcx>, vals: &LocSet, si: SourceInfo, state: &mut State) {
-        match self.rs.role(ty) {
-            Some(Target::Mem(_)) => {}
+        let owned = match self.rs.role(ty) {
+            Some(Target::Mem(kind)) => kind,
             Some(Target::Obj(ObjKind::Guard)) => return self.guard_dropped(vals, state),
             _ => return,
-        }
+        };
         let mut data = vals.clone();
-        data.retain(|l| matches!(self.locs.kind(l), LocKind::Data(_)));
+        // A `Vec` frees its own heap buffer: device or pinned memory among what a `Vec<u64>` of
+        // addresses (or of guards) refers to is not its to free.
+        data.retain(|l| match self.locs.kind(l) {
+            LocKind::Data(kind) => owned != MemKind::Pageable || matches!(kind, MemKind::Pageable | MemKind::Unknown),
+            _ => false,
+        });
         if let Some(kind) = self.rs.drop_kind(ty) {
             self.free(f, &data, kind, si, state);
         }
