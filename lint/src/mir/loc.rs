@@ -143,29 +143,22 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
 
     /// The memory of a `static` item of type `ty`.
     pub fn static_item(&mut self, def_id: rustc_span::def_id::DefId, ty: Ty<'tcx>, origin: Span) -> LocId {
-        let root = Root::Static { def_id };
-        if let Some(&id) = self.roots.get(&root) {
-            return id;
-        }
-        let kind = self.kind_of_ty(ty, false);
-        let id = self.push(LocData {
-            root,
-            parent: None,
-            kind,
-            ty: Some(ty),
-            origin,
-            allocated: false,
-            children: Vec::new(),
-            depth: 0,
-            behind_deref: false,
-        });
-        self.roots.insert(root, id);
-        id
+        self.typed_root(Root::Static { def_id }, ty, origin)
     }
 
     /// The location of a frame's local.
     pub fn local(&mut self, frame: FrameId, local: Local, ty: Ty<'tcx>, origin: Span) -> LocId {
         let root = Root::Local { frame, local };
+        let known = self.roots.contains_key(&root);
+        let id = self.typed_root(root, ty, origin);
+        if !known {
+            self.by_local.entry((frame, local)).or_default().push(id);
+        }
+        id
+    }
+
+    /// A location with no parent whose kind its type says, made once.
+    fn typed_root(&mut self, root: Root, ty: Ty<'tcx>, origin: Span) -> LocId {
         if let Some(&id) = self.roots.get(&root) {
             return id;
         }
@@ -182,7 +175,6 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
             behind_deref: false,
         });
         self.roots.insert(root, id);
-        self.by_local.entry((frame, local)).or_default().push(id);
         id
     }
 

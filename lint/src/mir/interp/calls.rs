@@ -513,41 +513,36 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// `for_each` or `fold`), the closure parameter that takes the iterator's items, and the
     /// items: what the iterator (the call's receiver) refers to, narrowed to the parameter's
     /// type; a `zip`'s items field by field.
-    /// Whether a call calls a method of `Option`.
-    fn option_method(&self, call: &CallSite<'_, 'tcx>) -> bool {
+    /// The function a call calls, when it is a known function (not a pointer).
+    fn callee(&self, call: &CallSite<'_, 'tcx>) -> Option<DefId> {
         let body = self.frames[call.f.0 as usize].body;
         let TerminatorKind::Call { func, .. } = &body.basic_blocks[call.bb].terminator().kind else {
-            return false;
+            return None;
         };
-        let ty::FnDef(method, _) = *self.instantiate(call.f, func.ty(&body.local_decls, self.tcx)).kind() else {
-            return false;
-        };
-        self.tcx.impl_of_assoc(method).is_some_and(|imp| {
-            matches!(self.tcx.type_of(imp).instantiate_identity().skip_normalization().kind(),
-                ty::Adt(adt, _) if self.tcx.is_diagnostic_item(rustc_span::sym::Option, adt.did()))
-        })
+        match *self.instantiate(call.f, func.ty(&body.local_decls, self.tcx)).kind() {
+            ty::FnDef(method, _) => Some(method),
+            _ => None,
+        }
+    }
+
+    /// Whether a call calls a method of `Option`.
+    fn option_method(&self, call: &CallSite<'_, 'tcx>) -> bool {
+        self.callee(call)
+            .and_then(|method| self.tcx.impl_of_assoc(method))
+            .is_some_and(|imp| {
+                matches!(self.tcx.type_of(imp).instantiate_identity().skip_normalization().kind(),
+                    ty::Adt(adt, _) if self.tcx.is_diagnostic_item(rustc_span::sym::Option, adt.did()))
+            })
     }
 
     /// For a closure given to a method of `Option` (`map`, `map_or`, `and_then`, `is_some_and`...),
     /// what it is called with: the value in the `Some` of the receiver (behind a reference too).
     fn option_payload(&mut self, call: &CallSite<'_, 'tcx>, state: &State) -> Option<LocSet> {
-        let f = call.f;
-        let body = self.frames[f.0 as usize].body;
-        let TerminatorKind::Call { func, .. } = &body.basic_blocks[call.bb].terminator().kind else {
-            return None;
-        };
-        let ty::FnDef(method, _) = *self.instantiate(f, func.ty(&body.local_decls, self.tcx)).kind() else {
-            return None;
-        };
-        let imp = self.tcx.impl_of_assoc(method)?;
-        let ty::Adt(adt, _) = self.tcx.type_of(imp).instantiate_identity().skip_normalization().kind() else {
-            return None;
-        };
-        if !self.tcx.is_diagnostic_item(rustc_span::sym::Option, adt.did()) {
+        if !self.option_method(call) {
             return None;
         }
         let receiver = call.args.first()?;
-        let mut slot = self.arg_place_loc(f, &receiver.node, state)?;
+        let mut slot = self.arg_place_loc(call.f, &receiver.node, state)?;
         if self.locs.get(slot).ty.is_some_and(|t| t.is_ref()) {
             slot = single(&self.read_value(state, slot))?;
         }
@@ -557,14 +552,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 
     /// The method of `Iterator` a call calls, if it calls one.
     fn iterator_method(&self, call: &CallSite<'_, 'tcx>) -> Option<DefId> {
-        let f = call.f;
-        let body = self.frames[f.0 as usize].body;
-        let TerminatorKind::Call { func, .. } = &body.basic_blocks[call.bb].terminator().kind else {
-            return None;
-        };
-        let ty::FnDef(method, _) = *self.instantiate(f, func.ty(&body.local_decls, self.tcx)).kind() else {
-            return None;
-        };
+        let method = self.callee(call)?;
         let iterator = self.tcx.get_diagnostic_item(rustc_span::sym::Iterator)?;
         (self.tcx.trait_of_assoc(method) == Some(iterator)).then_some(method)
     }
