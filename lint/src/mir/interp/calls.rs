@@ -195,6 +195,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 data.retain(|l| !matches!(self.locs.kind(l), LocKind::Data(k) if k.is_device_only()));
             }
             let access = if writes_through(self.tcx, ty) {
+                // What it may write, it may set to another variant: forget what was known.
+                if !state.variants.is_empty() {
+                    let targets = vals.clone();
+                    state
+                        .variants
+                        .retain(|l, _| !targets.iter().any(|t| self.locs.is_within(*l, t)));
+                }
                 Access::Write
             } else {
                 Access::Read

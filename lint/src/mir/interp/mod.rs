@@ -1048,6 +1048,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         let strong_field = strong && *proj != Proj::Index;
                         if let Some(src) = src {
                             self.copy_tree(state, *src, child, 3);
+                            // An enum moved into a field keeps its variant.
+                            if strong_field {
+                                let known = state.variants.get(src).copied();
+                                self.copy_variants(state, *src, child, known, 3);
+                            }
                         }
                         self.store(state, child, v, strong_field);
                     }
