@@ -300,8 +300,26 @@ impl Machine {
 
     /// Whether `op`'s use of the allocation `l` is part of may be of the object it names now
     /// (not of one made before it was allocated anew).
+    /// Nor is it when `l` is an item of a collection that a loop visits one by one and `op`
+    /// was started on an earlier item (see [`State::items_apart`]).
     pub fn uses_current<X: Ext>(&self, st: &State<X>, op: OpId, l: Loc, regions: &dyn Regions) -> bool {
         !st.renewed.get(&regions.root(l)).is_some_and(|ops| ops.contains(op))
+            && !st
+                .items_apart
+                .iter()
+                .any(|(item, ops)| ops.contains(op) && regions.within(l, *item))
+    }
+
+    /// A loop moves on to the next item of a collection at `item` (one location for all of
+    /// them): of the work now running, `started_in_loop` used earlier items, not this one.
+    pub fn next_item<X: Ext>(&self, st: &mut State<X>, item: Loc, started_in_loop: &OpSet) {
+        let mut apart = started_in_loop.clone();
+        apart.intersect_with(&st.inflight_may);
+        if apart.is_empty() {
+            st.items_apart.remove(&item);
+        } else {
+            st.items_apart.insert(item, apart);
+        }
     }
 
     /// Whether `op` may still be running here. Work that a loop over a collection of streams

@@ -28,6 +28,10 @@ pub trait Regions {
     fn overlaps(&self, a: Loc, b: Loc) -> bool;
     /// The whole allocation `l` is part of (itself if it is one).
     fn root(&self, l: Loc) -> Loc;
+    /// Whether `inner` is `outer` or a part of it.
+    fn within(&self, inner: Loc, outer: Loc) -> bool {
+        inner == outer
+    }
     /// The VMM mapping `l` is part of: its whole reservation, or the view of it at an offset
     /// (a mirrored ring buffer maps one allocation at `base` and at `base + size` of one
     /// reservation: two mappings). The same as [`Regions::root`] where views are not told apart.

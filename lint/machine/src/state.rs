@@ -53,6 +53,11 @@ pub struct State<X = ()> {
     /// again), the operations started before, which used the object it made then, not the
     /// current one (on every path).
     pub renewed: BTreeMap<Loc, OpSet>,
+    /// For each item of a collection that a loop visits one by one (`for buf in &mut bufs`:
+    /// an element, one location for all of them), the operations started on earlier items in
+    /// that loop: they use other elements than the current one (on every path). Dropped when
+    /// the loop is left (by the front end).
+    pub items_apart: BTreeMap<Loc, OpSet>,
     /// The API families' own state.
     pub ext: X,
 }
@@ -82,6 +87,12 @@ impl<X: Ext> State<X> {
             &other.renewed,
             &other.inflight_may,
         );
+        changed |= meet(
+            &mut self.items_apart,
+            &self.inflight_may,
+            &other.items_apart,
+            &other.inflight_may,
+        );
         changed |= self.inflight_may.union_with(&other.inflight_may);
         changed |= intersect_changed(&mut self.inflight_must, &other.inflight_must);
         changed |= self.waited_over.union_with(&other.waited_over);
@@ -105,6 +116,7 @@ impl<X: Ext> State<X> {
             .values_mut()
             .chain(self.stream_waits.values_mut())
             .chain(self.renewed.values_mut())
+            .chain(self.items_apart.values_mut())
         {
             covered.subtract(&again);
         }
@@ -133,7 +145,12 @@ impl<X: Ext> State<X> {
         for covered in self.event_covers.values_mut() {
             covered.subtract(ops);
         }
-        for waited in self.stream_waits.values_mut().chain(self.renewed.values_mut()) {
+        for waited in self
+            .stream_waits
+            .values_mut()
+            .chain(self.renewed.values_mut())
+            .chain(self.items_apart.values_mut())
+        {
             waited.subtract(ops);
         }
         self.ext.finished(ops);

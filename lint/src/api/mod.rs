@@ -120,6 +120,9 @@ pub enum Effect {
     HostView { arg: Arg, write: bool },
     /// The return value is what `Arg` points at refers to (an iterator's next item).
     Contents(Arg),
+    /// Derives like [`Effect::Derive`] an iterator over parts of the memory (`chunks_mut`):
+    /// each item is a part of it, another one at each step.
+    Parts(Arg),
     /// Reads the memory `Arg` refers to (iterating over it, say).
     Read(Arg),
     /// Stores `value` as an element of the collection `vec` points to (`Vec::push`).

@@ -165,12 +165,23 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 .args
                 .first()
                 .is_some_and(|a| has_closure(self.instantiate(f, a.node.ty(&body.local_decls, self.tcx))));
+        let ret_is_ref = self
+            .instantiate(f, destination.ty(&body.local_decls, self.tcx).ty)
+            .is_ref();
         if !iterator_method {
-            let _ = self.run_passed_closures(call, state);
+            // `opt.unwrap_or_else(|| make())`: the result may be what the closure returned;
+            // `cell.get_or_init(|| make())` returns a reference to where it was stored.
+            let returned = self.run_passed_closures(call, state);
+            if !ret_is_ref {
+                all.union_with(&returned);
+            }
         }
         for (i, (arg, vals)) in call.args.iter().zip(call.argvals).enumerate() {
             let ty = self.instantiate(f, arg.node.ty(&body.local_decls, self.tcx));
-            all.union_with(vals);
+            // What a closure captured is not what the result refers to (it ran above).
+            if !ty.is_closure() {
+                all.union_with(vals);
+            }
             // An address passed as a number is not memory read.
             if ty.is_integral() {
                 continue;
@@ -423,6 +434,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
         let exit = self.run_frame(child, entry, self.reporting)?;
         *state = exit;
+        self.leave_item_loops(child, None, state);
         let ret_loc = self.local_loc(child, mir::RETURN_PLACE);
         let ret_val = self.read_value(state, ret_loc);
         // The callee's locals are dead now.
@@ -600,7 +612,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 let per_field = zipped
                     .into_iter()
                     .zip(tys.iter())
-                    .map(|((proj, vals), ty)| (proj, self.narrow(state, &vals, ty)))
+                    .map(|((proj, vals), ty)| (proj, self.narrow_item(state, &vals, ty)))
                     .collect();
                 return Some((param, Items::Fields(per_field)));
             }
@@ -616,7 +628,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             }
             _ => call.argvals.first()?.clone(),
         };
-        Some((param, Items::Whole(self.narrow(state, &vals, param_ty))))
+        Some((param, Items::Whole(self.narrow_item(state, &vals, param_ty))))
     }
 
     /// Runs the crate's closure passed as argument `a` (with its arguments unknown, a
@@ -685,7 +697,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             }
         };
         let id = FrameId(self.frames.len() as u32);
-        let depth = parent.depth + 1;
+        // A closure is part of the function that writes it (run where an adapter, a thread or
+        // the function itself calls it): it does not count as a level of helpers.
+        let depth = parent.depth + u32::from(!self.tcx.is_closure_like(callee));
         let (names, named_paths) = debug_names(self.tcx, body);
         self.frames.push(Frame {
             body,

@@ -44,6 +44,14 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let derived = self.derive(state, &v);
                     ret.union_with(&self.narrow(state, &derived, ret_ty));
                 }
+                Effect::Parts(a) => {
+                    // One location stands for every part: an element of the memory.
+                    let v = self.arg(call, a, &ret);
+                    let derived = self.derive(state, &v);
+                    for d in derived.iter() {
+                        ret.insert(self.locs.child(d, Proj::Index));
+                    }
+                }
                 Effect::HostView { arg, write } => {
                     let v = self.arg(call, arg, &ret);
                     let data = self.derive(state, &v);
@@ -90,6 +98,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     if let Some(zip) = single(&self.arg(call, a, &ret))
                         && self.locs.get(zip).ty.is_some_and(|t| is_zip(self.tcx, t))
                     {
+                        // Each side yields its own items: `zip(&vec)` an element of the `Vec`,
+                        // not the `Vec` (as `next()` of the side alone would, by `narrow`).
+                        if let Some(items) = option_tuple_tys(ret_ty) {
+                            let mut yielded = LocSet::new();
+                            self.narrow_zip_sides(zip, items, state, 3, &mut yielded);
+                            self.next_items(call, &yielded, state);
+                        }
                         let both = self.read_value(state, zip);
                         return Val::Fields(vec![(Proj::Variant(1, 0), both, Some(zip))]);
                     }
@@ -97,7 +112,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     for l in self.arg(call, a, &ret).iter() {
                         contents.union_with(&self.read_value(state, l));
                     }
-                    ret.union_with(&self.narrow(state, &contents, ret_ty));
+                    let items = self.narrow_item(state, &contents, ret_ty);
+                    self.next_items(call, &items, state);
+                    ret.union_with(&items);
                 }
                 Effect::Elements(a) => {
                     let handle = peel_result(ret_ty);
@@ -196,6 +213,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         let over = self
                             .machine
                             .sync_streams_over_collection(&mut state.m, &streams, |s| many.contains(s));
+                        self.record_wait_loop(call, &over);
+                    } else if !streams.is_empty() && self.in_loop_over_nonempty_array(call) {
+                        // `for s in [&a, &b] { s.synchronize()? }`: the loop runs, so the path
+                        // that skips it is not one a program takes.
+                        let over = self
+                            .machine
+                            .sync_streams_over_collection(&mut state.m, &streams, |_| true);
                         self.record_wait_loop(call, &over);
                     } else {
                         self.machine.sync_streams(&mut state.m, &streams);
@@ -549,7 +573,40 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
                 Effect::MapAt { va, physical } => {
                     let phys = self.objects(call, physical, state);
-                    for mapping in self.data_arg(call, va, &ret, state).iter() {
+                    let at = self.data_arg(call, va, &ret, state);
+                    if !at
+                        .iter()
+                        .any(|l| self.locs.kind(l) == LocKind::Data(MemKind::VmmMapping))
+                    {
+                        // An address whose reservation was not seen (a field, `base + offset`):
+                        // what is mapped there now is a mapping, and the address names it from
+                        // here on (a new mapping has no access until `cuMemSetAccess`).
+                        if let Some(slot) = call
+                            .args
+                            .get(va as usize)
+                            .and_then(|a| self.arg_place_loc(f, &a.node, state))
+                            && self
+                                .locs
+                                .get(slot)
+                                .ty
+                                .is_some_and(|t| t.is_integral() || t.is_raw_ptr())
+                        {
+                            let mapping = self.locs.fresh(
+                                f,
+                                call.bb,
+                                which as u8,
+                                Target::Mem(MemKind::VmmMapping),
+                                call.span,
+                                None,
+                            );
+                            self.locs.set_allocated(mapping);
+                            self.attrs.entry(mapping).or_default().family = Some(self.family);
+                            self.attrs.entry(mapping).or_default().physical.union_with(&phys);
+                            self.machine.map(&mut state.m, &LocSet::single(mapping));
+                            self.store(state, slot, &LocSet::single(mapping), true);
+                        }
+                    }
+                    for mapping in at.iter() {
                         if self.locs.kind(mapping) == LocKind::Data(MemKind::VmmMapping) {
                             // Mapped at its reservation's start, or at a view past it.
                             let view = self.locs.mapping_view(mapping);
@@ -811,6 +868,31 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
+    /// Narrows each side of a `zip` to the items it yields (`zip(&vec)`: an element of the
+    /// `Vec`), into nested `zip`s for nested tuples (`a.zip(b).zip(c)`).
+    fn narrow_zip_sides(
+        &mut self,
+        zip: LocId,
+        items: &ty::List<Ty<'tcx>>,
+        state: &mut State,
+        depth: u32,
+        yielded: &mut LocSet,
+    ) {
+        for (i, item_ty) in items.iter().enumerate() {
+            let side = self.locs.child(zip, Proj::Field(i as u32));
+            match item_ty.kind() {
+                ty::Tuple(inner) if depth > 0 => self.narrow_zip_sides(side, inner, state, depth - 1, yielded),
+                _ => {
+                    if let Some(vals) = state.values.get(&side).cloned() {
+                        let narrowed = self.narrow_item(state, &vals, item_ty);
+                        yielded.union_with(&narrowed);
+                        state.values.insert(side, narrowed);
+                    }
+                }
+            }
+        }
+    }
+
     pub(super) fn is_enum(&self, loc: LocId) -> bool {
         self.locs.get(loc).ty.is_some_and(|t| t.is_enum())
     }
@@ -855,6 +937,47 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         many && self.in_a_loop_here(call.f, call.bb)
     }
 
+    /// Whether the call is in a loop of its frame that iterates over an array of constant,
+    /// non-zero length (`for s in [&a, &b]`): the loop body runs at least once.
+    fn in_loop_over_nonempty_array(&mut self, call: &CallSite<'_, 'tcx>) -> bool {
+        let f = call.f;
+        if !self.in_loop(f, call.bb) {
+            return false;
+        }
+        let body = self.frames[f.0 as usize].body;
+        let blocks = loop_blocks(body, call.bb);
+        let tcx = self.tcx;
+        blocks.iter().any(|bb| {
+            let TerminatorKind::Call { func, args, .. } = &body.basic_blocks[bb].terminator().kind else {
+                return false;
+            };
+            let ty::FnDef(callee, _) = *self.instantiate(f, func.ty(&body.local_decls, tcx)).kind() else {
+                return false;
+            };
+            if tcx.item_name(callee).as_str() != "next" {
+                return false;
+            }
+            let Some(recv) = args.first() else { return false };
+            let mut ty = self.instantiate(f, recv.node.ty(&body.local_decls, tcx));
+            while let ty::Ref(_, inner, _) = ty.kind() {
+                ty = *inner;
+            }
+            match ty.kind() {
+                ty::Adt(def, gargs)
+                    if tcx.item_name(def.did()).as_str() == "IntoIter"
+                        && tcx.crate_name(def.did().krate).as_str() == "core" =>
+                {
+                    gargs
+                        .consts()
+                        .next()
+                        .and_then(|n| n.try_to_target_usize(tcx))
+                        .is_some_and(|n| n > 0)
+                }
+                _ => false,
+            }
+        })
+    }
+
     /// The streams of the work in flight that stand for several (see `stands_for_many`).
     fn streams_standing_for_many(&mut self, state: &State) -> LocSet {
         let mut streams = LocSet::new();
@@ -884,6 +1007,62 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             match (fr.parent, fr.called_at) {
                 (Some(p), Some(at)) => (f, bb) = (p, at),
                 _ => return,
+            }
+        }
+    }
+
+    /// A loop's `next()` yields an item of a collection (an element: one location for all of
+    /// them): the work started on earlier items in this loop used other elements.
+    fn next_items(&mut self, call: &CallSite<'_, 'tcx>, items: &LocSet, state: &mut State) {
+        let f = call.f;
+        let elements: Vec<LocId> = items
+            .iter()
+            .filter(|&l| matches!(self.locs.get(l).parent, Some((_, Proj::Index))))
+            .collect();
+        if elements.is_empty() || !self.in_loop(f, call.bb) {
+            return;
+        }
+        let blocks = Rc::new(loop_blocks(self.frames[f.0 as usize].body, call.bb));
+        let started_in_loop: OpSet = state
+            .m
+            .inflight_may
+            .iter()
+            .filter(|op| self.enqueued_in(*op, f, &blocks))
+            .collect();
+        for item in elements {
+            self.machine.next_item(&mut state.m, item, &started_in_loop);
+            if !self.item_loops.iter().any(|(l, fr, _)| *l == item && *fr == f) {
+                self.item_loops.push((item, f, blocks.clone()));
+            }
+        }
+    }
+
+    /// Whether `op` is enqueued in one of `blocks` of frame `f`, or in a helper called there.
+    fn enqueued_in(&self, op: OpId, f: FrameId, blocks: &LoopBlocks) -> bool {
+        let (mut fr, _) = self.op_sites[op.0 as usize];
+        let mut bb = self.op_blocks[op.0 as usize];
+        for _ in 0..=MAX_INLINE_DEPTH + 1 {
+            if fr == f {
+                return blocks.contains(bb);
+            }
+            let frame = &self.frames[fr.0 as usize];
+            match (frame.parent, frame.called_at) {
+                (Some(p), Some(at)) => (fr, bb) = (p, at),
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// Forgets the items of loops of frame `f` that block `bb` is not part of (`None`: the
+    /// frame returned).
+    pub(super) fn leave_item_loops(&mut self, f: FrameId, bb: Option<BasicBlock>, state: &mut State) {
+        if self.item_loops.is_empty() {
+            return;
+        }
+        for (item, fr, blocks) in &self.item_loops {
+            if *fr == f && bb.is_none_or(|bb| !blocks.contains(bb)) {
+                state.m.items_apart.remove(item);
             }
         }
     }
@@ -1583,6 +1762,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             None => {
                 let id = self.machine.new_op(kind, &self.family.advice);
                 self.op_sites.push((f, call.span));
+                self.op_blocks.push(call.bb);
                 self.op_index.insert((f, call.bb), id);
                 id
             }
@@ -2012,4 +2192,12 @@ fn is_memcpy_attributes(tcx: TyCtxt<'_>, adt: DefId) -> bool {
         name.as_str(),
         "CUmemcpyAttributes_st" | "CUmemcpyAttributes_v1" | "cudaMemcpyAttributes"
     )
+}
+
+/// The item types of `Option<(A, B, ..)>` (what `next()` of a `zip` returns).
+fn option_tuple_tys(ty: Ty<'_>) -> Option<&ty::List<Ty<'_>>> {
+    match peel_result(ty).kind() {
+        ty::Tuple(items) => Some(items),
+        _ => None,
+    }
 }

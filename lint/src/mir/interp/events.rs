@@ -31,6 +31,10 @@ impl Regions for RegionsView<'_, '_, '_> {
         self.locs.data_root(l)
     }
 
+    fn within(&self, inner: LocId, outer: LocId) -> bool {
+        self.locs.is_within(inner, outer)
+    }
+
     fn write_combined(&self, l: LocId) -> bool {
         self.locs.kind(l) == LocKind::Data(MemKind::Pinned)
             && self

@@ -129,6 +129,11 @@ pub struct Interp<'a, 'tcx> {
     machine: Machine,
     /// Where each operation is enqueued (by `OpId`): the frame and the call.
     op_sites: Vec<(FrameId, Span)>,
+    /// The block of its frame each operation is enqueued in (by `OpId`).
+    op_blocks: Vec<BasicBlock>,
+    /// Items of collections that loops visit one by one (see `State::items_apart`): the item's
+    /// location, and the loop (a frame's blocks) that visits them; leaving the loop forgets it.
+    item_loops: Vec<(LocId, FrameId, LoopBlocks)>,
     op_index: FxHashMap<(FrameId, BasicBlock), OpId>,
     frames: Vec<Frame<'tcx>>,
     frame_index: FxHashMap<(FrameId, BasicBlock, DefId), FrameId>,
@@ -233,6 +238,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             locs: Locs::new(rs),
             machine: Machine::new(),
             op_sites: Vec::new(),
+            op_blocks: Vec::new(),
+            item_loops: Vec::new(),
             op_index: FxHashMap::default(),
             frames: Vec::new(),
             frame_index: FxHashMap::default(),
@@ -367,6 +374,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 
     fn block(&mut self, f: FrameId, bb: BasicBlock, state: &mut State) -> Next {
         self.frames[f.0 as usize].current = Some(bb);
+        self.leave_item_loops(f, Some(bb), state);
         let body = self.frames[f.0 as usize].body;
         let data = &body.basic_blocks[bb];
         let trace = self.trace;
@@ -665,6 +673,46 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             .collect()
     }
 
+    /// [`Self::narrow`] for what an iterator yields (`next()`'s `Option<Item>`, a closure's
+    /// item parameter): an owned item (`vec.into_iter()`'s) is an element of the collection when
+    /// the values are the collection.
+    fn narrow_item(&mut self, state: &State, values: &LocSet, item_ty: Ty<'tcx>) -> LocSet {
+        let item = peel_result(item_ty);
+        if matches!(item.kind(), ty::Ref(..) | ty::RawPtr(..)) {
+            return self.narrow(state, values, item);
+        }
+        values
+            .iter()
+            .flat_map(|l| {
+                self.element_of(state, l, item)
+                    .unwrap_or_else(|| LocSet::single(l))
+                    .iter()
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// The elements of type `item` of the collection at `l` (an array, a slice, a `Vec`), if it
+    /// is one of them.
+    fn element_of(&mut self, state: &State, l: LocId, item: Ty<'tcx>) -> Option<LocSet> {
+        let lty = self.locs.get(l).ty?;
+        match (lty.kind(), self.locs.kind(l)) {
+            (ty::Slice(elem) | ty::Array(elem, _), _) if *elem == item => {
+                Some(LocSet::single(self.locs.child(l, Proj::Index)))
+            }
+            (_, LocKind::Handle(Target::Mem(_)))
+                if self
+                    .locs
+                    .target_ty(lty)
+                    .is_some_and(|t| matches!(t.kind(), ty::Slice(e) if *e == item)) =>
+            {
+                let data = self.read_value(state, l);
+                Some(data.iter().map(|d| self.locs.child(d, Proj::Index)).collect())
+            }
+            _ => None,
+        }
+    }
+
     fn narrow_one(&mut self, state: &State, l: LocId, target: Ty<'tcx>, depth: u32) -> LocSet {
         let Some(lty) = self.locs.get(l).ty else {
             return LocSet::single(l);
@@ -672,20 +720,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         if lty == target || depth == 0 {
             return LocSet::single(l);
         }
+        if let Some(elements) = self.element_of(state, l, target) {
+            // An element of a `Vec<T>` or slice (iterating over `&vec`).
+            return elements;
+        }
         match (lty.kind(), self.locs.kind(l)) {
-            (ty::Slice(elem) | ty::Array(elem, _), _) if *elem == target => {
-                LocSet::single(self.locs.child(l, Proj::Index))
-            }
-            // An element of a `Vec<T>` (iterating over `&vec`).
-            (_, LocKind::Handle(Target::Mem(_)))
-                if self
-                    .locs
-                    .target_ty(lty)
-                    .is_some_and(|t| matches!(t.kind(), ty::Slice(e) if *e == target)) =>
-            {
-                let data = self.read_value(state, l);
-                data.iter().map(|d| self.locs.child(d, Proj::Index)).collect()
-            }
             // Views of memory contents stay on the contents (`&[T]` from `&[T; N]`, `as_ptr`).
             (_, LocKind::Data(_)) | (_, LocKind::Handle(_)) | (_, LocKind::Object(_)) => LocSet::single(l),
             (ty::Adt(..), LocKind::Plain) => {
