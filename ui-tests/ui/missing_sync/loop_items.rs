@@ -1,0 +1,117 @@
+//@no-rustfix
+// Some findings here have no machine-applicable fix: the fixes are checked in fixes.rs.
+// Loops that visit a collection item by item (`for buf in &mut bufs`, `zip`, `chunks_mut`):
+// each iteration gets another element, so work enqueued on earlier items does not race a write
+// to the current one. After the loop, or in a second loop over the same collection, the
+// elements are ones that work may still use.
+use cuda_lint_runtime::{Context, DeviceBuffer, Error, PinnedBuffer, Stream};
+
+fn ok_fill_each_staging_buffer_then_upload_it(
+    stream: &Stream,
+    staging: &mut [PinnedBuffer<f32>],
+    dev: &mut [DeviceBuffer<f32>],
+    src: &[f32],
+) -> Result<(), Error> {
+    let mut i = 0;
+    for st in staging.iter_mut() {
+        let n = st.len();
+        st.copy_from_slice(&src[..n]);
+        unsafe { stream.copy_htod_async(&mut dev[i], st)? };
+        i += 1;
+    }
+    stream.synchronize()
+}
+
+fn ok_zip_fill_then_upload(stream: &Stream, staging: &mut Vec<PinnedBuffer<f32>>, dev: &mut [DeviceBuffer<f32>]) -> Result<(), Error> {
+    for (st, d) in staging.iter_mut().zip(dev.iter_mut()) {
+        st.fill(1.0);
+        unsafe { stream.copy_htod_async(d, st)? };
+    }
+    stream.synchronize()
+}
+
+fn ok_chunks_filled_then_uploaded(ctx: &Context, stream: &Stream, dev: &mut [DeviceBuffer<f32>], src: &[f32]) -> Result<(), Error> {
+    let mut pinned = ctx.alloc_pinned::<f32>(1 << 20)?;
+    for (chunk, d) in pinned.chunks_mut(1024).zip(dev.iter_mut()) {
+        chunk.copy_from_slice(&src[..1024]);
+        unsafe { stream.copy_htod_async(d, chunk)? };
+    }
+    stream.synchronize()
+}
+
+fn ok_nested_zip_with_streams(
+    streams: &[Stream],
+    staging: &mut Vec<PinnedBuffer<f32>>,
+    dev: &mut Vec<DeviceBuffer<f32>>,
+    signal: &[f32],
+) -> Result<(), Error> {
+    for ((chunk, st), (d, s)) in signal.chunks(1024).zip(&mut *staging).zip(dev.iter_mut().zip(streams)) {
+        st[..chunk.len()].copy_from_slice(chunk);
+        unsafe { s.copy_htod_async(d, st)? };
+    }
+    for s in streams {
+        s.synchronize()?;
+    }
+    Ok(())
+}
+
+fn fires_reading_an_element_after_the_loop(stream: &Stream, staging: &mut Vec<PinnedBuffer<f32>>, dev: &[DeviceBuffer<f32>]) -> Result<f32, Error> {
+    for (st, d) in staging.iter_mut().zip(dev) {
+        unsafe { stream.copy_dtoh_async(st, d)? };
+    }
+    let first = staging[0].iter().sum(); //~ missing_sync
+    stream.synchronize()?;
+    Ok(first)
+}
+
+fn fires_second_loop_reads_before_the_sync(stream: &Stream, staging: &mut Vec<PinnedBuffer<f32>>, dev: &[DeviceBuffer<f32>]) -> Result<f32, Error> {
+    for (st, d) in staging.iter_mut().zip(dev) {
+        unsafe { stream.copy_dtoh_async(st, d)? };
+    }
+    let mut total = 0.0;
+    for st in staging.iter() {
+        total += st[0]; //~ missing_sync
+    }
+    stream.synchronize()?;
+    Ok(total)
+}
+
+fn fires_reading_the_current_item_after_its_own_copy(stream: &Stream, staging: &mut Vec<PinnedBuffer<f32>>, dev: &[DeviceBuffer<f32>]) -> Result<f32, Error> {
+    let mut total = 0.0;
+    for (st, d) in staging.iter_mut().zip(dev) {
+        unsafe { stream.copy_dtoh_async(st, d)? };
+        total += st[0]; //~ missing_sync
+    }
+    stream.synchronize()?;
+    Ok(total)
+}
+
+fn fires_one_buffer_refilled_in_each_iteration(ctx: &Context, stream: &Stream, dev: &mut [DeviceBuffer<f32>]) -> Result<(), Error> {
+    let mut pinned = ctx.alloc_pinned::<f32>(1 << 20)?;
+    let mut shared = ctx.alloc_pinned::<f32>(1 << 20)?;
+    for (chunk, d) in pinned.chunks_mut(1024).zip(dev.iter_mut()) {
+        // Not an item: the same buffer the previous iteration's copy reads.
+        shared.fill(1.0); //~ missing_sync
+        unsafe { stream.copy_htod_async(d, &shared)? };
+        chunk.fill(0.0);
+    }
+    stream.synchronize()
+}
+
+fn ok_wait_on_each_stream_of_an_array(a: &Stream, b: &Stream, host: &mut PinnedBuffer<f32>, dev: &DeviceBuffer<f32>) -> Result<f32, Error> {
+    unsafe { a.copy_dtoh_async(host, dev)? };
+    for s in [a, b] {
+        s.synchronize()?;
+    }
+    Ok(host.iter().sum())
+}
+
+fn fires_waiting_on_the_other_stream_of_an_array(a: &Stream, b: &Stream, host: &mut PinnedBuffer<f32>, dev: &DeviceBuffer<f32>) -> Result<f32, Error> {
+    unsafe { a.copy_dtoh_async(host, dev)? };
+    for s in [b] {
+        s.synchronize()?;
+    }
+    Ok(host.iter().sum()) //~ missing_sync
+}
+
+fn main() {}
