@@ -319,6 +319,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.collect_functions(root);
         let mut stack = vec![root];
         let mut steps = 0usize;
+        // The host functions analysed, as byte ranges: the scope of a finding.
+        let mut functions: Vec<(u32, u32)> = Vec::new();
         while let Some(n) = stack.pop() {
             steps += 1;
             if steps > 1_000_000 {
@@ -328,6 +330,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 if !self.is_device_code(n)
                     && let Some(body) = n.field("body")
                 {
+                    functions.push((n.start_byte() as u32, n.end_byte() as u32));
                     let mut flow = Flow::default();
                     self.bind_own_parameters(n, &mut flow);
                     self.work = 0;
@@ -340,6 +343,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             stack.extend(children.into_iter().rev());
         }
         let mut findings: Vec<Finding<Site>> = self.findings.into_values().collect();
+        // A host access of device memory is one mistake per allocation in a function, reported
+        // at its first access.
+        let scope = |s: Site| functions.iter().position(|&(a, b)| a <= s.start && s.start < b);
+        let keep = cuda_lint_machine::first_host_deref_per_allocation(&findings, scope, |s: Site| u64::from(s.start));
+        let mut keep = keep.into_iter();
+        findings.retain(|_| keep.next().unwrap_or(true));
         for f in &mut findings {
             let sites = std::iter::once(f.span).chain(f.diagnostic.labels.iter().map(|(s, _)| *s));
             let mut unseen: Vec<&String> = sites.filter_map(|s| self.unseen_kernels.get(&s.start)).collect();

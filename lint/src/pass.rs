@@ -116,9 +116,13 @@ impl<'tcx> CudaMemory<'tcx> {
             (lo.file.start_pos, lo.line)
         };
         let mut on_line = FxHashSet::default();
-        for finding in findings {
+        // A host access of device memory is one mistake per allocation in a body, reported at
+        // its first access.
+        let inner: Vec<_> = findings.iter().map(|f| f.inner.clone()).collect();
+        let keep = cuda_lint_machine::first_host_deref_per_allocation(&inner, |_| (), |s: Span| u64::from(s.lo().0));
+        for (finding, keep) in findings.iter().zip(keep) {
             let kind = finding.key();
-            if !on_line.insert((kind, line_of(finding.span()))) {
+            if !keep || !on_line.insert((kind, line_of(finding.span()))) {
                 continue;
             }
             // One access in a chain of calls (`host.iter().cloned().fold(..)`) is reported once,

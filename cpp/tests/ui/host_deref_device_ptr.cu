@@ -90,7 +90,7 @@ void fires_libc_memset_and_memcpy_of_device_memory(int n) {
     memset(d, 0, n * sizeof(float)); //~ host_deref_device_ptr
     fill<<<(n + 255) / 256, 256>>>(d, 1.0f, n);
     cudaDeviceSynchronize();
-    memcpy(h, d, n * sizeof(float)); //~ host_deref_device_ptr
+    memcpy(h, d, n * sizeof(float)); // the same mistake again: reported once, above
     free(h);
     cudaFree(d);
 }

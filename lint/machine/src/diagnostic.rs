@@ -83,3 +83,32 @@ impl<S> Diagnostic<S> {
         self
     }
 }
+
+/// Which findings to report of `host_deref_device_ptr`'s: one per allocation in a scope (a
+/// function), the first host access of it (a slice made of device memory and then read is one
+/// mistake, with one fix). `scope` and `position` place a finding's site; the allocation is
+/// the finding's first label (the memory it names). Findings of other lints are all kept.
+pub fn first_host_deref_per_allocation<S: Copy + Eq + std::hash::Hash, K: Eq + std::hash::Hash>(
+    findings: &[Finding<S>],
+    scope: impl Fn(S) -> K,
+    position: impl Fn(S) -> u64,
+) -> Vec<bool> {
+    let named = |f: &Finding<S>| {
+        std::ptr::eq(f.lint, &crate::lints::host_deref_device_ptr::HOST_DEREF_DEVICE_PTR)
+            .then(|| f.diagnostic.labels.first().map(|(alloc, _)| (*alloc, scope(f.span))))
+            .flatten()
+    };
+    let mut first: std::collections::HashMap<(S, K), S> = std::collections::HashMap::new();
+    for f in findings {
+        if let Some(key) = named(f) {
+            let at = first.entry(key).or_insert(f.span);
+            if position(f.span) < position(*at) {
+                *at = f.span;
+            }
+        }
+    }
+    findings
+        .iter()
+        .map(|f| named(f).is_none_or(|key| first.get(&key) == Some(&f.span)))
+        .collect()
+}

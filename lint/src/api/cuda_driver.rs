@@ -94,13 +94,26 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(result!("event::query"), &[QueryEvent(0)]),
         f(result!("event::elapsed"), &[NoAccess]),
         f(result!("event::destroy"), &[NoAccess]),
-        f(result!("malloc_sync"), &[New(DEVICE)]),
-        f(result!("malloc_async"), &[New(DEVICE), AllocatedOn(0)]),
-        f(result!("malloc_managed"), &[New(Target::Mem(MemKind::Managed))]),
+        // The `result` layer wraps the same C functions: the same allocators and releases.
+        f(result!("malloc_sync"), &[New(DEVICE), AllocatedBy(Allocator::Device)]),
+        // `(address, size)` of a module's `__device__`/`__constant__` variable.
+        f(
+            result!("module::get_global"),
+            &[New(DEVICE), AllocatedBy(Allocator::ModuleGlobal)],
+        ),
+        f(
+            result!("malloc_async"),
+            &[New(DEVICE), AllocatedOn(0), AllocatedBy(Allocator::Device)],
+        ),
+        f(
+            result!("malloc_managed"),
+            &[New(Target::Mem(MemKind::Managed)), AllocatedBy(Allocator::Device)],
+        ),
         f(
             result!("malloc_host"),
             &[
                 New(PINNED),
+                AllocatedBy(Allocator::PinnedHost),
                 WriteCombined(super::WriteCombined::FlagBit {
                     flags: 1,
                     bit: super::WRITE_COMBINED_BIT,
@@ -109,26 +122,53 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f(
             result!("free_sync"),
-            &[Free {
-                mem: 0,
-                kind: FreeKind::Waits,
-            }],
+            &[
+                FreedBy {
+                    mem: 0,
+                    by: Allocator::Device,
+                },
+                Free {
+                    mem: 0,
+                    kind: FreeKind::Waits,
+                },
+            ],
         ),
         f(
             result!("memory_free"),
-            &[Free {
-                mem: 0,
-                kind: FreeKind::Waits,
-            }],
+            &[
+                FreedBy {
+                    mem: 0,
+                    by: Allocator::Device,
+                },
+                Free {
+                    mem: 0,
+                    kind: FreeKind::Waits,
+                },
+            ],
         ),
         f(
             result!("free_host"),
-            &[Free {
-                mem: 0,
-                kind: FreeKind::Waits,
-            }],
+            &[
+                FreedBy {
+                    mem: 0,
+                    by: Allocator::PinnedHost,
+                },
+                Free {
+                    mem: 0,
+                    kind: FreeKind::Waits,
+                },
+            ],
         ),
-        f(result!("free_async"), &[FreeOnStream { mem: 0, stream: 1 }]),
+        f(
+            result!("free_async"),
+            &[
+                FreedBy {
+                    mem: 0,
+                    by: Allocator::Device,
+                },
+                FreeOnStream { mem: 0, stream: 1 },
+            ],
+        ),
         f(
             result!("memset_d8_async"),
             &[Memset {

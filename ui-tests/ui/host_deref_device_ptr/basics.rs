@@ -45,7 +45,6 @@ fn fires_slice_from_raw_parts(ctx: &Context, n: usize) -> Result<f32, Error> {
     let view = unsafe { std::slice::from_raw_parts(dev.device_ptr().as_raw() as *const f32, n) };
     //~^ host_deref_device_ptr
     let mid = view[n / 2];
-    //~^ host_deref_device_ptr
     Ok(mid)
 }
 
@@ -55,7 +54,6 @@ fn fires_slice_from_raw_parts_mut_then_write(ctx: &Context, n: usize) -> Result<
     let out = unsafe { std::slice::from_raw_parts_mut(p, n) };
     //~^ host_deref_device_ptr
     out[0] = -1;
-    //~^ host_deref_device_ptr
     Ok(())
 }
 
@@ -104,7 +102,6 @@ fn fires_cast_to_reference(ctx: &Context) -> Result<u8, Error> {
     let r: &u8 = unsafe { &*(dev.device_ptr().as_raw() as *const u8) };
     //~^ host_deref_device_ptr
     let b = *r;
-    //~^ host_deref_device_ptr
     Ok(b)
 }
 

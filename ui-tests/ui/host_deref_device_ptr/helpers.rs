@@ -82,7 +82,6 @@ fn fires_view_helper_then_index(ctx: &Context) -> Result<f32, Error> {
     let v = unsafe { view(dev.device_ptr().as_raw() as *const f32, 64) };
     //~^ host_deref_device_ptr
     Ok(v[63])
-    //~^ host_deref_device_ptr
 }
 
 fn ok_helper_given_host_ptr() -> f32 {

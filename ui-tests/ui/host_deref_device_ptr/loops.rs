@@ -34,7 +34,6 @@ fn fires_iterate_device_slice(ctx: &Context, n: usize) -> Result<f32, Error> {
     //~^ host_deref_device_ptr
     let mut max = f32::MIN;
     for &x in view {
-        //~^ host_deref_device_ptr
         max = max.max(x);
     }
     Ok(max)

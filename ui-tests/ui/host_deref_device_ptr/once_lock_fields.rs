@@ -1,4 +1,3 @@
-//@check-pass
 // Device pointers kept in a struct behind a `OnceLock<Mutex<..>>`: copying a pointer field out
 // of the struct reads the struct (host memory), not the device memory the field points to;
 // making a host slice of the pointer and reading it does.
@@ -38,22 +37,20 @@ fn ok_pointer_fields_copied_out_and_used_by_the_driver() -> Result<(), result::D
     Ok(())
 }
 
-// Known miss: what `get_or_init`'s closure returns is not stored into the cell, so the field's
-// device pointer is not known when the guard is read (an unknown: no finding).
-fn known_miss_device_pointer_field_read_as_a_host_slice() -> Result<u32, result::DriverError> {
+// The field's device memory is known from what every builder of `Telemetry` stores there.
+fn fires_device_pointer_field_read_as_a_host_slice() -> Result<u32, result::DriverError> {
     let t = telemetry()?.lock().unwrap();
-    let bins = unsafe { std::slice::from_raw_parts(t.d_bins as *const u32, 1024) };
+    let bins = unsafe { std::slice::from_raw_parts(t.d_bins as *const u32, 1024) }; //~ host_deref_device_ptr
     Ok(bins[0])
 }
 
-// Known miss: the fields of a value moved into a `Mutex` are not followed through its guard.
-fn known_miss_device_pointer_field_of_a_local_mutex_read_as_a_host_slice() -> Result<u32, result::DriverError> {
+fn fires_device_pointer_field_of_a_local_mutex_read_as_a_host_slice() -> Result<u32, result::DriverError> {
     let cell = Mutex::new(Telemetry {
         stream: unsafe { result::stream::create(result::stream::StreamKind::NonBlocking)? },
         d_bins: unsafe { result::malloc_sync(4096)? },
     });
     let t = cell.lock().unwrap();
-    let bins = unsafe { std::slice::from_raw_parts(t.d_bins as *const u32, 1024) };
+    let bins = unsafe { std::slice::from_raw_parts(t.d_bins as *const u32, 1024) }; //~ host_deref_device_ptr
     Ok(bins[0])
 }
 

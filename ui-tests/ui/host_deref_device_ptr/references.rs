@@ -67,7 +67,6 @@ fn fires_reference_kept_in_a_variable() -> i32 {
         let first: &i32 = &*d;
         //~^ host_deref_device_ptr
         first.abs()
-        //~^ host_deref_device_ptr
     }
 }
 
@@ -79,7 +78,6 @@ fn fires_mutable_reference_to_a_field() {
         let b: &mut i32 = &mut (*pair).b;
         //~^ host_deref_device_ptr
         *b = 1;
-        //~^ host_deref_device_ptr
     }
 }
 

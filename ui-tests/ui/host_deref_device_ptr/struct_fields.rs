@@ -82,7 +82,6 @@ fn fires_slice_of_struct_field(ctx: &Context) -> Result<f32, Error> {
     let row = unsafe { std::slice::from_raw_parts(t.data, t.shape[1]) };
     //~^ host_deref_device_ptr
     Ok(row[0])
-    //~^ host_deref_device_ptr
 }
 
 fn ok_host_ptr_field(data: &[f32]) -> f32 {

@@ -27,7 +27,6 @@ fn fires_slice_of_mapping(ctx: &Context) -> Result<u8, Error> {
     let bytes = unsafe { std::slice::from_raw_parts(m.device_ptr().as_raw() as *const u8, m.size()) };
     //~^ host_deref_device_ptr
     Ok(bytes[0])
-    //~^ host_deref_device_ptr
 }
 
 fn fires_write_into_mapping(ctx: &Context) -> Result<(), Error> {

@@ -106,9 +106,10 @@ fn ok_wait_on_each_stream_of_an_array(a: &Stream, b: &Stream, host: &mut PinnedB
     Ok(host.iter().sum())
 }
 
-fn fires_waiting_on_the_other_stream_of_an_array(a: &Stream, b: &Stream, host: &mut PinnedBuffer<f32>, dev: &DeviceBuffer<f32>) -> Result<f32, Error> {
+fn fires_waiting_on_the_other_stream_of_an_array(ctx: &Context, host: &mut PinnedBuffer<f32>, dev: &DeviceBuffer<f32>) -> Result<f32, Error> {
+    let (a, b) = (ctx.new_stream()?, ctx.new_stream()?);
     unsafe { a.copy_dtoh_async(host, dev)? };
-    for s in [b] {
+    for s in [&b] {
         s.synchronize()?;
     }
     Ok(host.iter().sum()) //~ missing_sync

@@ -177,11 +177,11 @@ fn ok_pool_handed_in_is_not_known_to_be_in_use(pool: &mut StagingPool) {
 /// The runtime layer's pinned buffers in a pool of owned buffers.
 fn fires_runtime_layer_pool_buffer_refilled_after_the_wrong_wait(
     ctx: &Context,
-    upload: &Stream,
-    compute: &Stream,
     dev: &mut DeviceBuffer<f32>,
     pool: &mut Vec<PinnedBuffer<f32>>,
 ) -> Result<(), Error> {
+    // Two streams of their own: waiting for one does not wait for the other.
+    let (upload, compute) = (ctx.new_stream()?, ctx.new_stream()?);
     let staging = match pool.pop() {
         Some(buf) => buf,
         None => ctx.alloc_pinned::<f32>(dev.len())?,

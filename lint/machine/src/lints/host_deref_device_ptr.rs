@@ -12,7 +12,9 @@ declare_lint! {
     /// ### What it does
     /// Checks for host code that reads or writes device memory directly: a raw device pointer
     /// dereferenced, made into a slice (`slice::from_raw_parts`), indexed, or passed to a function
-    /// that reads through it (`ptr::read`, formatting).
+    /// that reads through it (`ptr::read`, formatting). It is reported once per allocation in a
+    /// function, at the first host access: a slice made of device memory and then read is one
+    /// mistake, with one fix.
     ///
     /// ### Why is this bad?
     /// A device address is not a host address. Dereferencing one on the host reads unrelated

@@ -127,6 +127,46 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
+    /// Whether an iterator type's items are mutable references, or tuples of them and of
+    /// references to plain values (`zip(&mut dst, src_bytes)`): what it yields is written, or
+    /// read by the closure it is given, not by iterating.
+    fn yields_only_mut_refs(&self, iter_ty: Ty<'tcx>) -> bool {
+        let tcx = self.tcx;
+        let mut ty = iter_ty;
+        while let ty::Ref(_, inner, _) = ty.kind() {
+            ty = *inner;
+        }
+        let Some(iterator) = tcx.get_diagnostic_item(rustc_span::sym::Iterator) else {
+            return false;
+        };
+        let Some(item) = tcx
+            .associated_items(iterator)
+            .in_definition_order()
+            .find(|a| a.name().as_str() == "Item")
+        else {
+            return false;
+        };
+        if ty.has_escaping_bound_vars() || ty.has_infer() {
+            return false;
+        }
+        let projection = Ty::new_projection(tcx, item.def_id, [ty]);
+        let Ok(item_ty) = tcx.try_normalize_erasing_regions(self.typing_env, ty::Unnormalized::new_wip(projection))
+        else {
+            return false;
+        };
+        let is_mut_ref = |t: Ty<'tcx>| matches!(t.kind(), ty::Ref(_, _, mir::Mutability::Mut));
+        match item_ty.kind() {
+            _ if is_mut_ref(item_ty) => true,
+            ty::Tuple(parts) => {
+                parts.iter().any(is_mut_ref)
+                    && parts
+                        .iter()
+                        .all(|p| is_mut_ref(p) || !p.is_ref() || p.peel_refs().is_primitive())
+            }
+            _ => false,
+        }
+    }
+
     pub(super) fn resolve_instance(&self, def_id: DefId, args: GenericArgsRef<'tcx>) -> Option<Instance<'tcx>> {
         if args.has_escaping_bound_vars() || args.references_error() || args.has_infer() {
             return None;
@@ -189,6 +229,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             // An iterator consumed (`collect`, `sum`) whose adapters hold closures: what it
             // touches, the closures do, and they ran where they were given.
             if receiver_holds_closures && i == 0 {
+                continue;
+            }
+            // An iterator whose items are `&mut` (`iter_mut()`, `chunks_mut`, a `zip` of them):
+            // iterating gives places to write, it reads nothing.
+            if iterator_method && i == 0 && self.yields_only_mut_refs(ty) {
                 continue;
             }
             // A value moved into a new owner (`Box::new(sink)`, `Vec::from(array)`) is not read:

@@ -114,6 +114,17 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     }
                     let items = self.narrow_item(state, &contents, ret_ty);
                     self.next_items(call, &items, state);
+                    // An owned item (`for slot in slots.drain(..)`): the element itself, moved
+                    // out with its fields, not a reference to it.
+                    let owned = !matches!(peel_result(ret_ty).kind(), ty::Ref(..) | ty::RawPtr(..));
+                    if owned
+                        && let Some(element) = single(&items)
+                        && matches!(self.locs.get(element).parent, Some((_, Proj::Index)))
+                        && !matches!(self.locs.kind(element), LocKind::Handle(_))
+                    {
+                        let held = self.read_value(state, element);
+                        return Val::Fields(vec![(Proj::Variant(1, 0), held, Some(element))]);
+                    }
                     ret.union_with(&items);
                 }
                 Effect::Elements(a) => {
@@ -208,6 +219,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 Effect::BatchCopy { dsts, srcs, attrs } => self.batch_copy(call, dsts, srcs, attrs, state),
                 Effect::SyncStream(a) => {
                     let streams = self.objects(call, a, state);
+                    let streams = self.with_possible_aliases(streams, state);
                     if self.waits_over_collection(call, &streams) {
                         let many = self.streams_standing_for_many(state);
                         let over = self
@@ -227,6 +239,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
                 Effect::QueryStream(a) => {
                     let streams = self.objects(call, a, state);
+                    let streams = self.with_possible_aliases(streams, state);
                     self.machine.sync_streams(&mut state.m, &streams);
                 }
                 Effect::SyncEvent(a) => {
@@ -935,6 +948,35 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     fn waits_over_collection(&mut self, call: &CallSite<'_, 'tcx>, objects: &LocSet) -> bool {
         let many = objects.iter().all(|o| self.stands_for_many(o));
         many && self.in_a_loop_here(call.f, call.bb)
+    }
+
+    /// A stream this body did not create (a parameter, a field of one, a static) may be the
+    /// same stream as another such one (`Arc` clones in two fields, one stream passed twice):
+    /// waiting for it may wait for the work on those too. An unknown is no evidence of a
+    /// missing wait.
+    fn with_possible_aliases(&self, streams: LocSet, state: &State) -> LocSet {
+        if !streams.iter().any(|s| self.unknown_identity_stream(s)) {
+            return streams;
+        }
+        let mut out = streams;
+        for op in state.m.inflight_may.iter() {
+            for s in self.machine.op(op).streams.iter() {
+                if self.unknown_identity_stream(s) {
+                    out.insert(s);
+                }
+            }
+        }
+        out
+    }
+
+    /// A stream object of unknown identity: not created here, not a context's default stream,
+    /// not one kept in a `static` (two statics are two streams).
+    fn unknown_identity_stream(&self, s: LocId) -> bool {
+        let data = self.locs.get(s);
+        data.kind == LocKind::Object(ObjKind::Stream)
+            && !data.allocated
+            && !matches!(data.parent, Some((_, Proj::Field(i))) if i >= u32::MAX - 1)
+            && !matches!(self.locs.path(s).0, Root::Static { .. })
     }
 
     /// Whether the call is in a loop of its frame that iterates over an array of constant,

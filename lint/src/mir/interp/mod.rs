@@ -583,7 +583,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let data = self.locs.get(loc);
         let pointer_like =
             matches!(data.kind, LocKind::Handle(_)) || data.ty.is_some_and(|t| t.is_any_ptr() || t.is_box());
-        if !pointer_like {
+        // A device address kept as a number (`CUdeviceptr`) in a field every builder of the
+        // type stores device memory of one kind into.
+        let address = !pointer_like
+            && data.ty.is_some_and(|t| matches!(t.kind(), ty::Uint(_)))
+            && self.field_summary(loc).is_some();
+        if !pointer_like && !address {
             return None;
         }
         let target = self.locs.child(loc, Proj::Deref);
@@ -593,39 +598,53 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 
     /// A raw pointer in a field of one of the crate's types (`self.host`) points at what every
     /// builder of the type stored there (`Resolver::field_memory`): its target takes that kind.
+    /// A handle field (`PinnedHostSlice`) has its kind from its type; the summary adds what the
+    /// type does not say (write-combined, the allocator).
     fn field_target_memory(&mut self, field: LocId, target: LocId) {
-        if !matches!(self.locs.kind(target), LocKind::Data(MemKind::Unknown) | LocKind::Plain)
-            || !self.locs.get(field).ty.is_some_and(|t| t.is_raw_ptr())
+        let handle = matches!(self.locs.kind(field), LocKind::Handle(Target::Mem(_)));
+        if !handle
+            && (!matches!(self.locs.kind(target), LocKind::Data(MemKind::Unknown) | LocKind::Plain)
+                || !self
+                    .locs
+                    .get(field)
+                    .ty
+                    .is_some_and(|t| t.is_raw_ptr() || t.is_integral()))
         {
             return;
         }
-        let Some((owner, proj)) = self.locs.get(field).parent else {
+        let Some(memory) = self.field_summary(field) else {
             return;
         };
-        let (variant, index) = match proj {
-            Proj::Field(i) => (0, i),
-            Proj::Variant(v, i) => (v, i),
+        match self.locs.kind(target) {
+            LocKind::Data(MemKind::Unknown) | LocKind::Plain => self.locs.set_kind(target, LocKind::Data(memory.kind)),
+            LocKind::Data(kind) if kind == memory.kind => {}
             _ => return,
-        };
-        let Some(ty::Adt(adt, _)) = self.locs.get(owner).ty.map(|t| *t.kind()) else {
-            return;
-        };
-        if !adt.did().is_local() {
-            return;
         }
-        // Pageable memory may have been page-locked in place where the field was set
-        // (`cuMemHostRegister`): its state is not known here, only pinned and device kinds are.
-        let Some(memory) = self
-            .rs
-            .field_memory(adt.did(), variant, index)
-            .filter(|m| m.kind != MemKind::Pageable)
-        else {
-            return;
-        };
-        self.locs.set_kind(target, LocKind::Data(memory.kind));
         let attrs = self.attrs.entry(target).or_default();
         attrs.allocator = attrs.allocator.or(memory.allocator);
         attrs.write_combined |= memory.write_combined;
+    }
+
+    /// What every builder of the crate's type stores in field `field` (a location
+    /// `owner.field`), if they agree (`Resolver::field_memory`). Pageable memory may have been
+    /// page-locked in place where the field was set (`cuMemHostRegister`): its state is not
+    /// known here, only pinned and device kinds are.
+    fn field_summary(&self, field: LocId) -> Option<FieldMemory> {
+        let (owner, proj) = self.locs.get(field).parent?;
+        let (variant, index) = match proj {
+            Proj::Field(i) => (0, i),
+            Proj::Variant(v, i) => (v, i),
+            _ => return None,
+        };
+        let Some(ty::Adt(adt, _)) = self.locs.get(owner).ty.map(|t| *t.kind()) else {
+            return None;
+        };
+        if !adt.did().is_local() {
+            return None;
+        }
+        self.rs
+            .field_memory(adt.did(), variant, index)
+            .filter(|m| m.kind != MemKind::Pageable)
     }
 
     fn collect_fields(&self, state: &State, loc: LocId, acc: &mut LocSet, found: &mut bool, depth: u32) {
@@ -997,7 +1016,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     ) {
         let body = self.frames[f.0 as usize].body;
         for (i, op) in ops.iter().enumerate() {
-            if !self.instantiate(f, op.ty(&body.local_decls, self.tcx)).is_raw_ptr() {
+            let ty = self.instantiate(f, op.ty(&body.local_decls, self.tcx));
+            // Raw pointers, memory handles, and device addresses kept as numbers (`CUdeviceptr`).
+            let address = matches!(ty.kind(), ty::Uint(ty::UintTy::U64 | ty::UintTy::Usize));
+            if !ty.is_raw_ptr() && !address && !matches!(self.rs.role(ty), Some(Target::Mem(_))) {
                 continue;
             }
             let pointees = match op.place() {

@@ -1,0 +1,64 @@
+// Memory kept in fields and collections, released elsewhere: a device address kept as a number
+// (`CUdeviceptr`) in a field every constructor fills with device memory, and host slots taken
+// out of a `Vec` one by one (`drain(..)`): each is released by the allocator that made it, or
+// not.
+use std::ffi::c_void;
+
+use cudarc::driver::{result, sys};
+
+struct Table {
+    table: sys::CUdeviceptr,
+    len: usize,
+}
+
+impl Table {
+    fn new(len: usize) -> Result<Table, result::DriverError> {
+        Ok(Table { table: unsafe { result::malloc_sync(len * 4)? }, len })
+    }
+
+    fn fires_device_address_field_released_as_pinned_memory(self) -> Result<(), result::DriverError> {
+        unsafe { result::free_host(self.table as *mut c_void) } //~ mismatched_free
+    }
+
+    fn ok_device_address_field_released_as_device_memory(self) -> Result<(), result::DriverError> {
+        unsafe { result::free_sync(self.table) }
+    }
+
+    fn ok_length_field_is_no_address(&self) -> usize {
+        self.len
+    }
+}
+
+struct Slot {
+    host: *mut c_void,
+    bytes: usize,
+}
+
+struct Ring {
+    slots: Vec<Slot>,
+}
+
+impl Ring {
+    fn new(bytes: usize, depth: usize) -> Result<Ring, result::DriverError> {
+        let slots = (0..depth)
+            .map(|_| Ok(Slot { host: unsafe { result::malloc_host(bytes, 0)? }, bytes }))
+            .collect::<Result<Vec<_>, result::DriverError>>()?;
+        Ok(Ring { slots })
+    }
+
+    fn fires_drained_pinned_slots_released_as_device_memory(mut self) -> Result<(), result::DriverError> {
+        for slot in self.slots.drain(..) {
+            unsafe { result::free_sync(slot.host as sys::CUdeviceptr)? }; //~ mismatched_free
+        }
+        Ok(())
+    }
+
+    fn ok_drained_pinned_slots_released_as_pinned_memory(mut self) -> Result<(), result::DriverError> {
+        for slot in self.slots.drain(..) {
+            unsafe { result::free_host(slot.host)? };
+        }
+        Ok(())
+    }
+}
+
+fn main() {}
