@@ -411,25 +411,29 @@ pub fn render_json(report: &Report) -> String {
     out
 }
 
-/// A report for CI (`sarif`, `github`, `gitlab`), as `cargo cuda-lint` writes it.
-pub fn render_ci(report: &Report, format: cuda_lint_protocol::output::Format, root: &Path) -> String {
-    format.emit(&ci_findings(report, root), root)
+/// A report for CI (`sarif`, `github`, `gitlab`), as `cargo cuda-lint` writes it. File names
+/// relative to `base` (the working directory) are written relative to `root` (see
+/// [`cuda_lint_protocol::output::report_root`]).
+pub fn render_ci(report: &Report, format: cuda_lint_protocol::output::Format, base: &Path, root: &Path) -> String {
+    format.emit(&ci_findings(report, base, root), root)
 }
 
-/// The findings in the form the CI reports take them (paths relative to `root`), so that
-/// `cargo cuda-lint --cuda-sources` puts the C++ ones in the same report as the Rust ones.
-pub fn ci_findings(report: &Report, root: &Path) -> Vec<cuda_lint_protocol::output::Finding> {
+/// A file name as the checker was given it (relative to `base`, or absolute) as reports write
+/// it: relative to `root` with `/`, absolute when outside it.
+fn report_path(name: &str, base: &Path, root: &Path) -> String {
+    cuda_lint_protocol::output::relative_path(name, base, root)
+}
+
+/// The findings in the form the CI reports take them (file names, relative to `base` or
+/// absolute, written relative to `root`), so that `cargo cuda-lint --cuda-sources` puts the C++
+/// ones in the same report as the Rust ones.
+pub fn ci_findings(report: &Report, base: &Path, root: &Path) -> Vec<cuda_lint_protocol::output::Finding> {
     use cuda_lint_protocol::output::{Finding as Out, Label as OutLabel, Level as OutLevel, Span as OutSpan};
     let span_of = |s: Site| {
         let (path, line, col) = position(report, s);
         let (_, line_end, col_end) = position(report, Site { start: s.end, ..s });
-        let rel = relative(Path::new(&path), root)
-            .display()
-            .to_string()
-            .replace('\\', "/");
-        let rel = rel.strip_prefix("./").map(str::to_string).unwrap_or(rel);
         OutSpan {
-            file: rel,
+            file: report_path(&path, base, root),
             line_start: line,
             column_start: col,
             line_end: line_end.max(line),
@@ -496,11 +500,4 @@ pub fn position(report: &Report, s: Site) -> (String, usize, usize) {
     let line = report.files.line_index(file, s.start as usize).unwrap_or(0);
     let col = report.files.column_number(file, line, s.start as usize).unwrap_or(1);
     (name, line + 1, col)
-}
-
-/// The path relative to `root` when it is under it.
-pub fn relative(path: &Path, root: &Path) -> PathBuf {
-    path.strip_prefix(root)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|_| path.to_path_buf())
 }

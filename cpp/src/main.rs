@@ -105,10 +105,13 @@ fn main() -> ExitCode {
     for p in &report.problems {
         eprintln!("warning: {p}");
     }
-    let root = std::env::current_dir().unwrap_or_default();
+    let here = std::env::current_dir().unwrap_or_default();
+    // Paths relative to the CI checkout when the files lie inside it, else to here.
+    let given: Vec<PathBuf> = files.iter().chain(&paths).cloned().collect();
+    let root = cuda_lint_protocol::output::report_root(&here, &given);
     let text = match format.as_str() {
         _ if ci.is_some() => ci
-            .map(|f| cuda_lint_cpp::render_ci(&report, f, &root))
+            .map(|f| cuda_lint_cpp::render_ci(&report, f, &here, &root))
             .unwrap_or_default(),
         "short" => cuda_lint_cpp::render_short(&report),
         "json" => cuda_lint_cpp::render_json(&report),

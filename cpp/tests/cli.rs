@@ -1,8 +1,14 @@
 //! `cuda-lint check` as users run it: levels from `cuda-lint.toml`, its mistakes, the CI report
-//! formats, exit statuses, bad paths.
+//! formats (checked against their schemas, and by `sarif-multitool` where it is installed: see
+//! `lint/protocol/tests/support`), their paths in CI, exit statuses, bad paths.
+#[path = "../../lint/protocol/tests/support/mod.rs"]
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use serde_json::Value;
+use support::{parse_command, percent_decode, property, valid_gitlab, valid_sarif};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("cuda-lint-cpp-cli-{}-{name}", std::process::id()));
@@ -17,12 +23,21 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cuda-lint"))
-        .arg("check")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
+    run_with(dir, args, &[])
+}
+
+/// `cuda-lint check ARGS` in `dir`, with the CI's variables of `vars` only (those of a CI the
+/// tests may run in are removed).
+fn run_with(dir: &Path, args: &[&str], vars: &[(&str, &Path)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cuda-lint"));
+    cmd.arg("check").args(args).current_dir(dir);
+    for var in cuda_lint_protocol::output::CI_WORKSPACE_VARS {
+        cmd.env_remove(var);
+    }
+    for (var, value) in vars {
+        cmd.env(var, value);
+    }
+    cmd.output().unwrap()
 }
 
 fn count(out: &Output, needle: &str) -> usize {
@@ -265,4 +280,134 @@ fn functions_from_cuda_lint_toml_describe_calls_the_file_cannot_see() {
     // What C++ does not take from the file is said, not dropped silently.
     let err = String::from_utf8_lossy(&after.stderr);
     assert!(err.contains("`vendor::launch_it` is not applied to C++ calls"), "{err}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paths in CI reports
+
+/// A checkout `ws` with the sources in `ws/src`, an empty `ws/sub`, and a folder outside it.
+fn checkout(name: &str) -> (PathBuf, PathBuf) {
+    let ws = scratch(name);
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    std::fs::create_dir_all(ws.join("sub")).unwrap();
+    std::fs::rename(ws.join("runtime_api.cu"), ws.join("src/runtime_api.cu")).unwrap();
+    let outside = std::env::temp_dir().join(format!("cuda-lint-cpp-cli-{}-{name}-outside", std::process::id()));
+    let _ = std::fs::remove_dir_all(&outside);
+    std::fs::create_dir_all(&outside).unwrap();
+    (ws, outside)
+}
+
+/// The file of every result of a SARIF log (relative to `%SRCROOT%`, `uriBaseId` checked, or
+/// absolute); and the log's `%SRCROOT%`.
+fn sarif_files(log: &Value) -> (Vec<String>, String) {
+    let run = &log["runs"][0];
+    let files = run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let artifact = &r["locations"][0]["physicalLocation"]["artifactLocation"];
+            let uri = percent_decode(artifact["uri"].as_str().unwrap());
+            match uri.strip_prefix("file://") {
+                // Outside `%SRCROOT%`: the path.
+                Some(path) => path.to_string(),
+                None => {
+                    assert_eq!(artifact["uriBaseId"], "%SRCROOT%", "{artifact}");
+                    uri
+                }
+            }
+        })
+        .collect();
+    let root = run["originalUriBaseIds"]["%SRCROOT%"]["uri"].as_str().unwrap();
+    (files, percent_decode(root))
+}
+
+/// The file of every entry of each CI format's report (SARIF, GitHub, GitLab), each report
+/// validated; `None` when one has no finding.
+fn report_files(dir: &Path, arg: &str, var: Option<(&str, &Path)>) -> Vec<(String, Vec<String>)> {
+    report_files_in(&["sarif", "github", "gitlab"], dir, arg, var)
+}
+
+fn report_files_in(formats: &[&str], dir: &Path, arg: &str, var: Option<(&str, &Path)>) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    for &format in formats {
+        let flag = format!("--message-format={format}");
+        let o = run_with(dir, &[&flag, arg], var.as_slice());
+        assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8(o.stdout).unwrap();
+        let files: Vec<String> = match format {
+            "sarif" => {
+                let (files, root) = sarif_files(&valid_sarif(&text));
+                out.push(("%SRCROOT%".to_string(), vec![root]));
+                files
+            }
+            "github" => text
+                .lines()
+                .map(|l| {
+                    let (_, properties, _) = parse_command(l);
+                    property(&properties, "file").to_string()
+                })
+                .collect(),
+            _ => valid_gitlab(&text)
+                .iter()
+                .map(|e| e["location"]["path"].as_str().unwrap().to_string())
+                .collect(),
+        };
+        assert!(!files.is_empty(), "{format}: {text}");
+        out.push((format.to_string(), files));
+    }
+    out
+}
+
+fn all_are(reports: &[(String, Vec<String>)], expected: &str, context: &str) {
+    for (format, files) in reports.iter().filter(|(f, _)| f != "%SRCROOT%") {
+        assert!(
+            files.iter().all(|f| f == expected),
+            "{context}: {format} gives {files:?}, expected {expected}"
+        );
+    }
+}
+
+#[test]
+fn ci_paths_are_relative_to_the_ci_checkout_wherever_it_runs() {
+    let (ws, outside) = checkout("ci-paths");
+    let abs = ws.join("src/runtime_api.cu");
+    let abs = abs.to_str().unwrap();
+    // However the file is named, from wherever: relative to the checkout.
+    for var in ["GITHUB_WORKSPACE", "CI_PROJECT_DIR"] {
+        for (dir, arg) in [
+            (ws.clone(), "src/runtime_api.cu"),
+            (ws.clone(), "./src"),
+            (ws.join("src"), "runtime_api.cu"),
+            (ws.join("sub"), "../src/runtime_api.cu"),
+            (ws.join("sub"), ".."),
+            (ws.join("sub"), abs),
+            (outside.clone(), abs),
+        ] {
+            let context = format!("{var}, in {}, `{arg}`", dir.display());
+            let reports = report_files(&dir, arg, Some((var, &ws)));
+            all_are(&reports, "src/runtime_api.cu", &context);
+            assert_eq!(reports[0].1, [format!("file://{}/", ws.display())], "{context}");
+        }
+    }
+    // A checkout that holds neither the file nor the working directory is not the root.
+    let reports = report_files(&ws, "src/runtime_api.cu", Some(("GITHUB_WORKSPACE", &outside)));
+    all_are(&reports, "src/runtime_api.cu", "a checkout elsewhere");
+    // Outside CI: relative to the working directory; absolute when the file lies outside it.
+    all_are(
+        &report_files(&ws, "src/runtime_api.cu", None),
+        "src/runtime_api.cu",
+        "no CI",
+    );
+    all_are(
+        &report_files(&ws.join("src"), ".", None),
+        "runtime_api.cu",
+        "no CI, in src",
+    );
+    // (GitLab asks for paths in the repository: not checked against its rules.)
+    all_are(
+        &report_files_in(&["sarif", "github"], &ws.join("sub"), "../src/runtime_api.cu", None),
+        abs,
+        "no CI, a file outside the working directory",
+    );
 }

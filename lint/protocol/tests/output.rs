@@ -10,7 +10,7 @@ use std::path::Path;
 use cargo_metadata::Message;
 use cuda_lint_machine::LINTS;
 use cuda_lint_protocol::output::{
-    self, Classified, Finding, Format, Label, Level, Span, fingerprints, github, split_message_format,
+    self, Classified, Finding, Format, Label, Level, Span, fingerprints, github, report_root_with, split_message_format,
 };
 use serde_json::{Value, json};
 
@@ -330,6 +330,60 @@ fn the_schemas_reject_broken_reports() {
     assert!(gitlab.is_valid(&report[0]));
     report[0].as_object_mut().unwrap().remove("fingerprint");
     assert!(!gitlab.is_valid(&report[0]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The root of a report's paths, for both front ends
+
+#[test]
+fn report_paths_are_relative_to_the_ci_checkout_that_holds_them() {
+    let ws = Path::new("/ci/ws");
+    let vars = |github: Option<&str>, gitlab: Option<&str>| {
+        let (github, gitlab) = (github.map(String::from), gitlab.map(String::from));
+        move |name: &str| match name {
+            "GITHUB_WORKSPACE" => github.clone().map(Into::into),
+            "CI_PROJECT_DIR" => gitlab.clone().map(Into::into),
+            _ => None,
+        }
+    };
+    let none: &[std::path::PathBuf] = &[];
+    // `cargo cuda-lint`: the workspace root, inside the checkout or not.
+    assert_eq!(
+        report_root_with(&ws.join("crate"), none, vars(Some("/ci/ws"), None)),
+        ws
+    );
+    assert_eq!(
+        report_root_with(Path::new("/elsewhere"), none, vars(Some("/ci/ws"), None)),
+        Path::new("/elsewhere")
+    );
+    assert_eq!(
+        report_root_with(&ws.join("crate"), none, vars(None, None)),
+        ws.join("crate")
+    );
+    // `cuda-lint check`: the files decide too, `..` and `.` resolved; a relative variable is
+    // no checkout.
+    let files = [std::path::PathBuf::from("../ci/./ws/a.cu")];
+    assert_eq!(
+        report_root_with(Path::new("/tmp"), &files, vars(None, Some("/ci/ws/"))),
+        ws
+    );
+    assert_eq!(
+        report_root_with(Path::new("/tmp"), &files, vars(Some("ci/ws"), None)),
+        Path::new("/tmp")
+    );
+    // GitHub's variable first, GitLab's when GitHub's does not hold it.
+    assert_eq!(
+        report_root_with(&ws.join("x"), none, vars(Some("/ci/ws/x"), Some("/ci/ws"))),
+        ws.join("x")
+    );
+    assert_eq!(
+        report_root_with(&ws.join("x"), none, vars(Some("/other"), Some("/ci/ws"))),
+        ws
+    );
+    // Paths then: relative to the root, `.` for the root itself, absolute outside it.
+    assert_eq!(output::relative_path("../ci/ws/a.cu", Path::new("/tmp"), ws), "a.cu");
+    assert_eq!(output::relative_path(".", ws, ws), ".");
+    assert_eq!(output::relative_path("/tmp/a.cu", ws, ws), "/tmp/a.cu");
 }
 
 // ---------------------------------------------------------------------------------------------

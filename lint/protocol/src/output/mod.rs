@@ -66,6 +66,43 @@ impl Format {
     }
 }
 
+/// The environment variables that name the CI checkout, in the order they are tried: GitHub
+/// Actions' and GitLab CI's.
+pub const CI_WORKSPACE_VARS: [&str; 2] = ["GITHUB_WORKSPACE", "CI_PROJECT_DIR"];
+
+/// The directory the paths of a report are relative to (SARIF's `%SRCROOT%`): the CI checkout
+/// (see [`CI_WORKSPACE_VARS`]; an absolute path) when `base` or one of `files` lies inside it,
+/// else `base`. Relative `files` are relative to `base`. CI services place annotations and
+/// Code Quality entries by paths relative to the checkout, whatever directory the tool ran in
+/// and however its paths were given. `cargo cuda-lint` passes the workspace root (and no
+/// files), `cuda-lint check` the working directory and the files it checks. Reads the
+/// environment; [`report_root_with`] takes the variables as an argument.
+pub fn report_root(base: &Path, files: &[PathBuf]) -> PathBuf {
+    report_root_with(base, files, |name| std::env::var_os(name))
+}
+
+/// [`report_root`] with the variables read through `var`.
+pub fn report_root_with(base: &Path, files: &[PathBuf], var: impl Fn(&str) -> Option<std::ffi::OsString>) -> PathBuf {
+    let base = normalize(base);
+    let files: Vec<PathBuf> = files.iter().map(|f| normalize(&base.join(f))).collect();
+    let holds = |dir: &Path| base.starts_with(dir) || files.iter().any(|f| f.starts_with(dir));
+    CI_WORKSPACE_VARS
+        .into_iter()
+        .filter_map(var)
+        .map(PathBuf::from)
+        .filter(|dir| dir.is_absolute())
+        .find_map(|dir| {
+            // The variable as written, else the directory it names with its links resolved
+            // (the working directory is reported that way).
+            let written = normalize(&dir);
+            if holds(&written) {
+                return Some(written);
+            }
+            std::fs::canonicalize(&dir).ok().filter(|real| holds(real))
+        })
+        .unwrap_or(base)
+}
+
 /// Every `--message-format` value `cargo cuda-lint` accepts, for error messages.
 pub fn valid_formats() -> String {
     CARGO_FORMATS
@@ -331,10 +368,13 @@ fn span(s: &DiagnosticSpan, workspace_root: &Path, root: &Path) -> Span {
 }
 
 /// `file_name` (relative to `workspace_root`, or absolute) relative to `root` with `/`
-/// separators; absolute when it lies outside `root`.
+/// separators; absolute when it lies outside `root`. Both front ends write their reports'
+/// paths with it, `root` coming from [`report_root`].
 pub fn relative_path(file_name: &str, workspace_root: &Path, root: &Path) -> String {
     let path = normalize(&workspace_root.join(file_name));
     match path.strip_prefix(normalize(root)) {
+        // The root itself (a folder a notification is about).
+        Ok(relative) if relative.as_os_str().is_empty() => ".".to_string(),
         Ok(relative) => relative
             .components()
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
