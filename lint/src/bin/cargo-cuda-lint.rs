@@ -246,7 +246,7 @@ fn main() -> ExitCode {
             let status = cmd.status();
             if let Some((count, report)) = &cpp {
                 for p in &report.problems {
-                    eprintln!("warning: {p}");
+                    eprintln!("{}: {p}", p.severity());
                 }
                 eprint!(
                     "{}",
@@ -309,7 +309,7 @@ fn run_report(
     let status = child.wait()?;
     if let Some(cpp) = cpp {
         for p in &cpp.problems {
-            eprintln!("warning: {p}");
+            eprintln!("{}: {p}", p.severity());
         }
         // The C++ files are named relative to the current directory.
         let here = env::current_dir().unwrap_or_default();

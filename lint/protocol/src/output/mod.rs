@@ -55,7 +55,8 @@ impl Format {
     }
 
     /// The report of `findings` (in any order, duplicates allowed). `root` is the directory the
-    /// findings' relative paths are relative to (SARIF's `%SRCROOT%`).
+    /// findings' relative paths are relative to (SARIF's `%SRCROOT%`). Says nothing of how the
+    /// run went: see [`Format::emit_run`].
     pub fn emit(self, findings: &[Finding], root: &Path) -> String {
         let findings = normalized(findings);
         match self {
@@ -63,6 +64,52 @@ impl Format {
             Format::Github => github::emit(&findings),
             Format::Gitlab => gitlab::emit(&findings),
         }
+    }
+
+    /// The report of `findings` and of how the run went: what could not be analysed is in
+    /// every format, so that a run that analysed nothing, or only part, does not look clean.
+    /// SARIF: one `invocation` (`executionSuccessful`, the notifications as
+    /// `toolExecutionNotifications`, the exit code); GitHub: a workflow command a notification
+    /// after the findings' (`::error` for what was not analysed, `::notice` for the rest);
+    /// GitLab: an entry a notification (check `cuda_lint::not_analysed`, `major`, or
+    /// `cuda_lint::analysis_note`, `info`). None of them is ever empty when the run failed.
+    pub fn emit_run(self, findings: &[Finding], execution: &Execution, root: &Path) -> String {
+        let findings = normalized(findings);
+        match self {
+            Format::Sarif => sarif::emit_run(&findings, Some(execution), root),
+            Format::Github => github::emit(&findings) + &github::emit_notifications(&execution.notifications),
+            Format::Gitlab => gitlab::emit_run(&findings, &execution.notifications),
+        }
+    }
+}
+
+/// Something about the run rather than the code: a file or a configuration that could not be
+/// read, a part of a file that was not analysed, a file skipped.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Notification {
+    /// [`Level::Error`]: something asked for was not analysed, and the run failed;
+    /// [`Level::Warning`]: part of a file was not analysed; [`Level::Note`]: for information
+    /// (a file skipped on purpose, a setting that does not apply).
+    pub level: Level,
+    pub message: String,
+    /// The file it is about, relative to the report's root as [`Span::file`] is.
+    pub file: Option<String>,
+    /// The 1-based line in `file`, when known.
+    pub line: Option<usize>,
+}
+
+/// How a run went, beside its findings.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Execution {
+    pub notifications: Vec<Notification>,
+    /// The process's exit status, when the report is written by the process that exits with it.
+    pub exit_code: Option<i32>,
+}
+
+impl Execution {
+    /// Whether everything asked for was analysed: no notification is an error.
+    pub fn successful(&self) -> bool {
+        self.notifications.iter().all(|n| n.level != Level::Error)
     }
 }
 
