@@ -69,7 +69,8 @@ pub enum ProblemKind {
     /// Part of a file was not analysed (what tree-sitter could not parse, code nested too
     /// deep, calls past the work budget); the rest was.
     Partly,
-    /// Said for information: a setting of `cuda-lint.toml` C++ does not use.
+    /// Said for information: a file skipped on purpose (binary), a setting of `cuda-lint.toml`
+    /// C++ does not use.
     Note,
 }
 
@@ -281,6 +282,16 @@ pub fn load_settings(path: &Path) -> Result<Settings, Problem> {
     }
 }
 
+/// The bytes a file is judged binary by: a NUL byte among them means binary, as git and grep
+/// judge.
+pub const BINARY_PROBE: usize = 8 * 1024;
+
+/// Whether `bytes` look like a binary file rather than source text: a NUL byte in the first
+/// [`BINARY_PROBE`] bytes.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(BINARY_PROBE)].contains(&0)
+}
+
 /// Checks the files with the default levels.
 pub fn check_files(files: &[PathBuf]) -> Report {
     check_files_with(files, &Settings::default())
@@ -301,6 +312,19 @@ pub fn check_files_with(files: &[PathBuf], settings: &Settings) -> Report {
     };
     for path in files {
         let text = match std::fs::read(path) {
+            // Object files, archives, images named like sources: parsing them finds nothing and
+            // can take seconds a megabyte.
+            Ok(bytes) if is_binary(&bytes) => {
+                report.problems.push(Problem::new(
+                    ProblemKind::Note,
+                    Some(path),
+                    format!(
+                        "skipped: a binary file (a NUL byte in its first {} KiB)",
+                        BINARY_PROBE / 1024
+                    ),
+                ));
+                continue;
+            }
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(e) => {
                 report.problems.push(Problem::new(

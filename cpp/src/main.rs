@@ -13,6 +13,7 @@ use cuda_lint_protocol::output::{Execution, Format, Level, Notification};
 
 const USAGE: &str = "usage: cuda-lint check [--message-format human|short|json|sarif|github|gitlab] [-W|-A|-D LINT]... [PATH...]\n\
                      checks the CUDA C++ host code in the .cu, .cuh, .cpp, .cc, .cxx, .c, .h and .hpp files under each path\n\
+                     (binary files are skipped)\n\
                      -W/-A/-D LINT: warn about, allow or deny a lint or a group (correctness, perf, pedantic, all),\n\
                      \x20   after cuda-lint.toml's [lints]: -D cuda_lint::perf, -W cuda_lint::unverified\n\
                      exit status: 0 clean, 1 a finding is an error, 2 usage error, 3 something could not be analysed";

@@ -1,7 +1,7 @@
 //! `cuda-lint check` as users run it: levels from `cuda-lint.toml`, its mistakes, the CI report
 //! formats (checked against their schemas, and by `sarif-multitool` where it is installed: see
 //! `lint/protocol/tests/support`), their paths in CI, runs that could not analyse everything,
-//! exit statuses, bad paths.
+//! exit statuses, bad paths, binary files.
 #[path = "../../lint/protocol/tests/support/mod.rs"]
 mod support;
 
@@ -576,4 +576,61 @@ fn complete_runs_say_so_and_parts_not_parsed_are_notes() {
     let entries = valid_gitlab(std::str::from_utf8(&gitlab.stdout).unwrap());
     assert_eq!(entries.len(), 1);
     assert_eq!(entries[0]["severity"], "info");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Binary files
+
+#[test]
+fn binary_files_in_a_folder_are_skipped_with_a_note() {
+    let dir = scratch("binary");
+    let text = std::fs::read(dir.join("runtime_api.cu")).unwrap();
+    let short = |dir: &Path| run(dir, &["--message-format=short", "."]);
+    let alone = short(&dir);
+    let findings = String::from_utf8_lossy(&alone.stdout).lines().count();
+    assert!(findings > 0);
+    // The same source behind a NUL byte: binary (an object file, an archive, an image named
+    // like a header). Parsed, it would report the same findings again.
+    let mut binary = b"\x7fELF\x02\x01\x01\x00".to_vec();
+    binary.extend_from_slice(&text);
+    std::fs::write(dir.join("blob.h"), &binary).unwrap();
+    // A NUL byte past the first 8 KiB: text with something odd in it, analysed.
+    let mut late = text.clone();
+    late.extend(std::iter::repeat_n(b'\n', 8 * 1024));
+    late.extend_from_slice(b"// \x00\n");
+    std::fs::write(dir.join("late.cu"), &late).unwrap();
+    let out = short(&dir);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("./blob.h")).count(),
+        0,
+        "{stdout}"
+    );
+    assert_eq!(stdout.lines().filter(|l| l.starts_with("./late.cu")).count(), findings);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("note: ./blob.h: skipped: a binary file (a NUL byte in its first 8 KiB)"),
+        "{err}"
+    );
+    // In the SARIF log: a note, and the run is complete.
+    let sarif = run(&dir, &["--message-format=sarif", "."]);
+    let log = valid_sarif(std::str::from_utf8(&sarif.stdout).unwrap());
+    assert_eq!(invocation(&log)["executionSuccessful"], true);
+    // (tree-sitter takes the late NUL byte for a part it cannot parse: a warning of its own.)
+    let notes: Vec<Value> = notifications(&log)
+        .into_iter()
+        .filter(|n| n["level"] != "warning")
+        .collect();
+    assert_eq!(notes.len(), 1, "{notes:#?}");
+    assert_eq!(notes[0]["level"], "note");
+    assert_eq!(
+        notes[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "blob.h"
+    );
+    // A folder of binary files only: nothing analysed.
+    for f in ["runtime_api.cu", "late.cu"] {
+        std::fs::remove_file(dir.join(f)).unwrap();
+    }
+    assert_eq!(short(&dir).status.code(), Some(3));
 }
