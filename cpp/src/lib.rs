@@ -60,15 +60,90 @@ pub struct Reported {
     pub level: Level,
 }
 
+/// How bad a [`Problem`] is for the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ProblemKind {
+    /// Something asked for was not analysed (a file that could not be read, a `cuda-lint.toml`
+    /// with a mistake, no source at all): the run failed, whatever it found.
+    NotAnalysed,
+    /// Part of a file was not analysed (what tree-sitter could not parse, code nested too
+    /// deep, calls past the work budget); the rest was.
+    Partly,
+    /// Said for information: a file skipped on purpose (binary), a setting of `cuda-lint.toml`
+    /// C++ does not use.
+    Note,
+}
+
+/// Something of a run other than a finding: what was not analysed, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub kind: ProblemKind,
+    /// The file (or folder, or `cuda-lint.toml`) it is about, as it was given.
+    pub path: Option<PathBuf>,
+    /// The 1-based line in `path`, when known.
+    pub line: Option<usize>,
+    /// The 1-based column, when known: then `path:line:column: ` starts the message shown.
+    pub column: Option<usize>,
+    pub message: String,
+}
+
+impl Problem {
+    pub fn new(kind: ProblemKind, path: Option<&Path>, message: impl Into<String>) -> Problem {
+        Problem {
+            kind,
+            path: path.map(Path::to_path_buf),
+            line: None,
+            column: None,
+            message: message.into(),
+        }
+    }
+
+    pub fn at_line(mut self, line: usize) -> Problem {
+        self.line = Some(line);
+        self
+    }
+
+    /// `error`, `warning` or `note`, as the problem is shown on stderr.
+    pub fn severity(&self) -> &'static str {
+        match self.kind {
+            ProblemKind::NotAnalysed => "error",
+            ProblemKind::Partly => "warning",
+            ProblemKind::Note => "note",
+        }
+    }
+}
+
+/// `path: message` (`path:line:column: message` when the column is known), as it is shown on
+/// stderr after `error: `, `warning: ` or `note: `.
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (&self.path, self.line, self.column) {
+            (Some(path), Some(line), Some(column)) => {
+                write!(f, "{}:{line}:{column}: {}", path.display(), self.message)
+            }
+            (Some(path), ..) => write!(f, "{}: {}", path.display(), self.message),
+            (None, ..) => f.write_str(&self.message),
+        }
+    }
+}
+
 /// What checking files found.
 pub struct Report {
     pub files: SimpleFiles<String, String>,
     pub findings: Vec<Reported>,
-    /// Files that could not be read, or parts that could not be parsed.
-    pub problems: Vec<String>,
+    /// Files that could not be read, parts that could not be parsed, files skipped.
+    pub problems: Vec<Problem>,
+    /// How many files were analysed (skipped and unreadable ones not counted).
+    pub analysed: usize,
 }
 
 impl Report {
+    /// Whether something asked for was not analysed ([`ProblemKind::NotAnalysed`]): the run
+    /// failed, whatever it found.
+    pub fn not_analysed(&self) -> bool {
+        self.problems.iter().any(|p| p.kind == ProblemKind::NotAnalysed)
+    }
+
     /// Whether a finding is an error (deny level): the exit status is then 1.
     /// (errors, warnings) among the findings.
     pub fn counts(&self) -> (usize, usize) {
@@ -172,6 +247,8 @@ pub struct Settings {
     pub options: cuda_lint_machine::Options,
     /// What of the file C++ does not use, said once per run.
     pub notes: Vec<String>,
+    /// The file the settings come from, for the notes.
+    pub path: Option<PathBuf>,
 }
 
 impl Settings {
@@ -182,15 +259,37 @@ impl Settings {
             functions,
             options: config.options.clone(),
             notes,
+            path: None,
         }
     }
 }
 
-/// Reads a `cuda-lint.toml`; errors name the file, line and column.
-pub fn load_settings(path: &Path) -> Result<Settings, String> {
-    cuda_lint_protocol::config::load(path)
-        .map(|c| Settings::from_config(&c))
-        .map_err(|e| e.to_string())
+/// Reads a `cuda-lint.toml`; errors name the file, line and column (the
+/// [`ProblemKind::NotAnalysed`] problem of a run that cannot go on).
+pub fn load_settings(path: &Path) -> Result<Settings, Problem> {
+    match cuda_lint_protocol::config::load(path) {
+        Ok(c) => Ok(Settings {
+            path: Some(path.to_path_buf()),
+            ..Settings::from_config(&c)
+        }),
+        Err(e) => Err(Problem {
+            kind: ProblemKind::NotAnalysed,
+            path: Some(e.file.clone()),
+            line: Some(e.line),
+            column: Some(e.column),
+            message: e.message,
+        }),
+    }
+}
+
+/// The bytes a file is judged binary by: a NUL byte among them means binary, as git and grep
+/// judge.
+pub const BINARY_PROBE: usize = 8 * 1024;
+
+/// Whether `bytes` look like a binary file rather than source text: a NUL byte in the first
+/// [`BINARY_PROBE`] bytes.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(BINARY_PROBE)].contains(&0)
 }
 
 /// Checks the files with the default levels.
@@ -204,22 +303,46 @@ pub fn check_files_with(files: &[PathBuf], settings: &Settings) -> Report {
     let mut report = Report {
         files: SimpleFiles::new(),
         findings: Vec::new(),
-        problems: settings.notes.clone(),
+        problems: settings
+            .notes
+            .iter()
+            .map(|n| Problem::new(ProblemKind::Note, settings.path.as_deref(), n.clone()))
+            .collect(),
+        analysed: 0,
     };
     for path in files {
         let text = match std::fs::read(path) {
+            // Object files, archives, images named like sources: parsing them finds nothing and
+            // can take seconds a megabyte.
+            Ok(bytes) if is_binary(&bytes) => {
+                report.problems.push(Problem::new(
+                    ProblemKind::Note,
+                    Some(path),
+                    format!(
+                        "skipped: a binary file (a NUL byte in its first {} KiB)",
+                        BINARY_PROBE / 1024
+                    ),
+                ));
+                continue;
+            }
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(e) => {
-                report.problems.push(format!("{}: cannot read: {e}", path.display()));
+                report.problems.push(Problem::new(
+                    ProblemKind::NotAnalysed,
+                    Some(path),
+                    format!("cannot read: {e}"),
+                ));
                 continue;
             }
         };
         let id = report.files.add(path.display().to_string(), text);
         let src = report.files.get(id).map(|f| f.source().clone()).unwrap_or_default();
-        let (found, problem) = check_source_with(&src, id as u32, settings);
-        if let Some(p) = problem {
-            report.problems.push(format!("{}: {p}", path.display()));
-        }
+        let (found, problems) = analyse_source(&src, id as u32, settings);
+        report.analysed += 1;
+        report.problems.extend(problems.into_iter().map(|p| Problem {
+            path: Some(path.clone()),
+            ..p
+        }));
         for f in found {
             if suppressed(&src, f.span.start as usize, f.lint.name) {
                 continue;
@@ -244,26 +367,44 @@ pub fn check_source(src: &str, file: u32) -> (Vec<Finding<Site>>, Option<String>
 
 /// Checks one source text with the functions a `cuda-lint.toml` describes.
 pub fn check_source_with(src: &str, file: u32, settings: &Settings) -> (Vec<Finding<Site>>, Option<String>) {
+    let (found, problems) = analyse_source(src, file, settings);
+    let texts: Vec<String> = problems.into_iter().map(|p| p.message).collect();
+    (found, (!texts.is_empty()).then(|| texts.join("; ")))
+}
+
+/// Checks one source text; says what of it was not analysed, how badly, from which line (the
+/// problems' paths are left to the caller).
+fn analyse_source(src: &str, file: u32, settings: &Settings) -> (Vec<Finding<Site>>, Vec<Problem>) {
     let mut parser = tree_sitter::Parser::new();
     if parser.set_language(&tree_sitter_cuda::LANGUAGE.into()).is_err() {
-        return (Vec::new(), Some("the CUDA grammar could not be loaded".into()));
+        let problem = Problem::new(ProblemKind::NotAnalysed, None, "the CUDA grammar could not be loaded");
+        return (Vec::new(), vec![problem]);
     }
     let Some(tree) = parser.parse(src, None) else {
-        return (Vec::new(), Some("could not be parsed".into()));
+        return (
+            Vec::new(),
+            vec![Problem::new(ProblemKind::NotAnalysed, None, "could not be parsed")],
+        );
     };
     let root = tree.root_node();
-    let mut problems: Vec<String> = Vec::new();
+    let mut problems = Vec::new();
     if root.has_error() {
         let mut lines = Vec::new();
         collect_errors(root, &mut lines);
         lines.sort_unstable();
         lines.dedup();
         let shown: Vec<String> = lines.iter().take(10).map(|l| (l + 1).to_string()).collect();
-        problems.push(format!(
-            "could not parse all of it (line {}{}): those parts are skipped",
-            shown.join(", "),
-            if lines.len() > 10 { ", ..." } else { "" }
-        ));
+        let mut problem = Problem::new(
+            ProblemKind::Partly,
+            None,
+            format!(
+                "could not parse all of it (line {}{}): those parts are skipped",
+                shown.join(", "),
+                if lines.len() > 10 { ", ..." } else { "" }
+            ),
+        );
+        problem.line = lines.first().map(|l| l + 1);
+        problems.push(problem);
     }
     let (found, too_deep, over_budget) = FileAnalysis::new(src, file)
         .with_functions(settings.functions.clone())
@@ -271,19 +412,33 @@ pub fn check_source_with(src: &str, file: u32, settings: &Settings) -> (Vec<Find
         .run(root);
     if let Some(at) = too_deep {
         let line = line_of(src, at);
-        problems.push(format!(
-            "code nested more than {} deep (from line {line}) is not checked",
-            interp::MAX_DEPTH
-        ));
+        problems.push(
+            Problem::new(
+                ProblemKind::Partly,
+                None,
+                format!(
+                    "code nested more than {} deep (from line {line}) is not checked",
+                    interp::MAX_DEPTH
+                ),
+            )
+            .at_line(line),
+        );
     }
     if let Some(at) = over_budget {
         let line = line_of(src, at);
-        problems.push(format!(
-            "a function ran {} statements (its loops and the calls it runs inline): calls from line {line} on are not followed into",
-            interp::WORK_FOR_INLINING
-        ));
+        problems.push(
+            Problem::new(
+                ProblemKind::Partly,
+                None,
+                format!(
+                    "a function ran {} statements (its loops and the calls it runs inline): calls from line {line} on are not followed into",
+                    interp::WORK_FOR_INLINING
+                ),
+            )
+            .at_line(line),
+        );
     }
-    (found, (!problems.is_empty()).then(|| problems.join("; ")))
+    (found, problems)
 }
 
 /// The 1-based line of a byte offset.
@@ -411,25 +566,61 @@ pub fn render_json(report: &Report) -> String {
     out
 }
 
-/// A report for CI (`sarif`, `github`, `gitlab`), as `cargo cuda-lint` writes it.
-pub fn render_ci(report: &Report, format: cuda_lint_protocol::output::Format, root: &Path) -> String {
-    format.emit(&ci_findings(report, root), root)
+/// A report for CI (`sarif`, `github`, `gitlab`) of the findings and of how the run went
+/// (`execution`'s notifications are added to the report's problems). File names relative to
+/// `base` (the working directory) are written relative to `root` (see
+/// [`cuda_lint_protocol::output::report_root`]).
+pub fn render_ci(
+    report: &Report,
+    format: cuda_lint_protocol::output::Format,
+    execution: &cuda_lint_protocol::output::Execution,
+    base: &Path,
+    root: &Path,
+) -> String {
+    let mut execution = execution.clone();
+    execution.notifications.extend(ci_notifications(report, base, root));
+    format.emit_run(&ci_findings(report, base, root), &execution, root)
 }
 
-/// The findings in the form the CI reports take them (paths relative to `root`), so that
-/// `cargo cuda-lint --cuda-sources` puts the C++ ones in the same report as the Rust ones.
-pub fn ci_findings(report: &Report, root: &Path) -> Vec<cuda_lint_protocol::output::Finding> {
+/// A problem in the form the CI reports take it (its path relative to `root`).
+pub fn ci_notification(problem: &Problem, base: &Path, root: &Path) -> cuda_lint_protocol::output::Notification {
+    use cuda_lint_protocol::output::{Level as OutLevel, Notification};
+    Notification {
+        level: match problem.kind {
+            ProblemKind::NotAnalysed => OutLevel::Error,
+            ProblemKind::Partly => OutLevel::Warning,
+            ProblemKind::Note => OutLevel::Note,
+        },
+        message: problem.message.clone(),
+        file: problem
+            .path
+            .as_ref()
+            .map(|p| report_path(&p.to_string_lossy(), base, root)),
+        line: problem.line,
+    }
+}
+
+/// The report's problems in the form the CI reports take them.
+pub fn ci_notifications(report: &Report, base: &Path, root: &Path) -> Vec<cuda_lint_protocol::output::Notification> {
+    report.problems.iter().map(|p| ci_notification(p, base, root)).collect()
+}
+
+/// A file name as the checker was given it (relative to `base`, or absolute) as reports write
+/// it: relative to `root` with `/`, absolute when outside it.
+fn report_path(name: &str, base: &Path, root: &Path) -> String {
+    cuda_lint_protocol::output::relative_path(name, base, root)
+}
+
+/// The findings in the form the CI reports take them (file names, relative to `base` or
+/// absolute, written relative to `root`), so that `cargo cuda-lint --cuda-sources` puts the C++
+/// ones in the same report as the Rust ones.
+pub fn ci_findings(report: &Report, base: &Path, root: &Path) -> Vec<cuda_lint_protocol::output::Finding> {
     use cuda_lint_protocol::output::{Finding as Out, Label as OutLabel, Level as OutLevel, Span as OutSpan};
     let span_of = |s: Site| {
         let (path, line, col) = position(report, s);
         let (_, line_end, col_end) = position(report, Site { start: s.end, ..s });
-        let rel = relative(Path::new(&path), root)
-            .display()
-            .to_string()
-            .replace('\\', "/");
-        let rel = rel.strip_prefix("./").map(str::to_string).unwrap_or(rel);
         OutSpan {
-            file: rel,
+            file: report_path(&path, base, root),
             line_start: line,
             column_start: col,
             line_end: line_end.max(line),
@@ -496,11 +687,4 @@ pub fn position(report: &Report, s: Site) -> (String, usize, usize) {
     let line = report.files.line_index(file, s.start as usize).unwrap_or(0);
     let col = report.files.column_number(file, line, s.start as usize).unwrap_or(1);
     (name, line + 1, col)
-}
-
-/// The path relative to `root` when it is under it.
-pub fn relative(path: &Path, root: &Path) -> PathBuf {
-    path.strip_prefix(root)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|_| path.to_path_buf())
 }

@@ -10,7 +10,8 @@ use std::path::Path;
 use cargo_metadata::Message;
 use cuda_lint_machine::LINTS;
 use cuda_lint_protocol::output::{
-    self, Classified, Finding, Format, Label, Level, Span, fingerprints, github, split_message_format,
+    self, Classified, Execution, Finding, Format, Label, Level, Notification, Span, fingerprints, github,
+    report_root_with, split_message_format,
 };
 use serde_json::{Value, json};
 
@@ -330,6 +331,216 @@ fn the_schemas_reject_broken_reports() {
     assert!(gitlab.is_valid(&report[0]));
     report[0].as_object_mut().unwrap().remove("fingerprint");
     assert!(!gitlab.is_valid(&report[0]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// How the run went: failed and partial runs in every format
+
+fn notification(level: Level, message: &str, file: Option<&str>, line: Option<usize>) -> Notification {
+    Notification {
+        level,
+        message: message.into(),
+        file: file.map(String::from),
+        line,
+    }
+}
+
+/// A run that could not read one file, parsed another in part, skipped a third, and found one
+/// thing in what it read.
+fn failed_run() -> (Vec<Finding>, Execution) {
+    let findings = vec![finding("missing_sync", Level::Error, "src/a.cu", 4, "m", "x")];
+    let execution = Execution {
+        notifications: vec![
+            notification(
+                Level::Error,
+                "cannot read: permission denied",
+                Some("src/b, c.cu"),
+                None,
+            ),
+            notification(
+                Level::Error,
+                "unknown lint or group `x`",
+                Some("cuda-lint.toml"),
+                Some(2),
+            ),
+            notification(
+                Level::Warning,
+                "could not parse all of it (line 7)",
+                Some("src/a.cu"),
+                Some(7),
+            ),
+            notification(Level::Note, "skipped: a binary file", Some("/elsewhere/blob.h"), None),
+            notification(Level::Error, "no CUDA C++ source file", None, None),
+        ],
+        exit_code: Some(3),
+    };
+    (findings, execution)
+}
+
+#[test]
+fn sarif_says_whether_the_run_analysed_everything() {
+    let (findings, execution) = failed_run();
+    let root = Path::new("/repo");
+    let log = valid_sarif(&Format::Sarif.emit_run(&findings, &execution, root));
+    let run = &log["runs"][0];
+    assert_eq!(run["results"].as_array().unwrap().len(), 1);
+    let invocations = run["invocations"].as_array().unwrap();
+    assert_eq!(invocations.len(), 1);
+    assert_eq!(invocations[0]["executionSuccessful"], false);
+    assert_eq!(invocations[0]["exitCode"], 3);
+    let notes = invocations[0]["toolExecutionNotifications"].as_array().unwrap();
+    let levels: Vec<&str> = notes.iter().map(|n| n["level"].as_str().unwrap()).collect();
+    assert_eq!(levels, ["error", "error", "warning", "note", "error"]);
+    assert_eq!(notes[0]["message"]["text"], "cannot read: permission denied");
+    let artifact = &notes[0]["locations"][0]["physicalLocation"]["artifactLocation"];
+    assert_eq!(artifact, &json!({"uri": "src/b%2C%20c.cu", "uriBaseId": "%SRCROOT%"}));
+    assert!(notes[0]["locations"][0]["physicalLocation"].get("region").is_none());
+    assert_eq!(
+        notes[1]["locations"][0]["physicalLocation"]["region"],
+        json!({"startLine": 2})
+    );
+    assert_eq!(
+        notes[3]["locations"][0]["physicalLocation"]["artifactLocation"],
+        json!({"uri": "file:///elsewhere/blob.h"})
+    );
+    assert!(notes[4].get("locations").is_none());
+
+    // Everything analysed: successful, whatever was found and noted.
+    let complete = Execution {
+        notifications: execution.notifications[2..4].to_vec(),
+        exit_code: Some(1),
+    };
+    assert!(complete.successful() && !execution.successful());
+    let log = valid_sarif(&Format::Sarif.emit_run(&findings, &complete, root));
+    assert_eq!(log["runs"][0]["invocations"][0]["executionSuccessful"], true);
+    let nothing = valid_sarif(&Format::Sarif.emit_run(&[], &Execution::default(), root));
+    assert_eq!(
+        nothing["runs"][0]["invocations"],
+        json!([{"executionSuccessful": true}])
+    );
+    // `emit` says nothing of the run (`cargo cuda-lint`'s reports).
+    let plain = valid_sarif(&Format::Sarif.emit(&findings, root));
+    assert!(plain["runs"][0].get("invocations").is_none());
+}
+
+#[test]
+fn github_and_gitlab_say_what_was_not_analysed() {
+    let (findings, execution) = failed_run();
+    let root = Path::new("/repo");
+    let github = Format::Github.emit_run(&findings, &execution, root);
+    let commands: Vec<_> = github.lines().map(parse_command).collect();
+    assert_eq!(commands.len(), 6, "{github}");
+    // The findings first, then one command a notification.
+    assert_eq!(property(&commands[0].1, "title"), "cuda_lint::missing_sync");
+    let kinds: Vec<&str> = commands[1..].iter().map(|(c, _, _)| c.as_str()).collect();
+    assert_eq!(kinds, ["error", "error", "notice", "notice", "error"]);
+    let (_, properties, message) = &commands[1];
+    assert_eq!(property(properties, "file"), "src/b, c.cu");
+    assert_eq!(property(properties, "title"), "cuda-lint: not analysed");
+    assert!(properties.iter().all(|(k, _)| k != "line"));
+    assert_eq!(message, "cannot read: permission denied");
+    assert_eq!(property(&commands[2].1, "line"), "2");
+    assert_eq!(property(&commands[3].1, "title"), "cuda-lint: partly analysed");
+    assert_eq!(
+        commands[5].1,
+        [("title".to_string(), "cuda-lint: not analysed".to_string())]
+    );
+
+    // GitLab checks every entry; the documentation asks for paths in the repository.
+    let in_repo = Execution {
+        notifications: execution
+            .notifications
+            .iter()
+            .filter(|n| !n.file.as_deref().unwrap_or("").starts_with('/'))
+            .cloned()
+            .collect(),
+        exit_code: Some(3),
+    };
+    let entries = valid_gitlab(&Format::Gitlab.emit_run(&findings, &in_repo, root));
+    assert_eq!(entries.len(), 5);
+    let got: Vec<(&str, &str, &str, u64)> = entries[1..]
+        .iter()
+        .map(|e| {
+            (
+                e["check_name"].as_str().unwrap(),
+                e["severity"].as_str().unwrap(),
+                e["location"]["path"].as_str().unwrap(),
+                e["location"]["lines"]["begin"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("cuda_lint::not_analysed", "major", "src/b, c.cu", 1),
+            ("cuda_lint::not_analysed", "major", "cuda-lint.toml", 2),
+            ("cuda_lint::analysis_note", "info", "src/a.cu", 7),
+            ("cuda_lint::not_analysed", "major", ".", 1),
+        ]
+    );
+    // A failed run is never an empty report, nor GitLab's `[]`.
+    for format in Format::ALL {
+        let failed = Execution {
+            notifications: vec![notification(Level::Error, "nothing analysed", None, None)],
+            exit_code: Some(3),
+        };
+        let report = format.emit_run(&[], &failed, root);
+        assert!(report.contains("nothing analysed"), "{report}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The root of a report's paths, for both front ends
+
+#[test]
+fn report_paths_are_relative_to_the_ci_checkout_that_holds_them() {
+    let ws = Path::new("/ci/ws");
+    let vars = |github: Option<&str>, gitlab: Option<&str>| {
+        let (github, gitlab) = (github.map(String::from), gitlab.map(String::from));
+        move |name: &str| match name {
+            "GITHUB_WORKSPACE" => github.clone().map(Into::into),
+            "CI_PROJECT_DIR" => gitlab.clone().map(Into::into),
+            _ => None,
+        }
+    };
+    let none: &[std::path::PathBuf] = &[];
+    // `cargo cuda-lint`: the workspace root, inside the checkout or not.
+    assert_eq!(
+        report_root_with(&ws.join("crate"), none, vars(Some("/ci/ws"), None)),
+        ws
+    );
+    assert_eq!(
+        report_root_with(Path::new("/elsewhere"), none, vars(Some("/ci/ws"), None)),
+        Path::new("/elsewhere")
+    );
+    assert_eq!(
+        report_root_with(&ws.join("crate"), none, vars(None, None)),
+        ws.join("crate")
+    );
+    // `cuda-lint check`: the files decide too, `..` and `.` resolved; a relative variable is
+    // no checkout.
+    let files = [std::path::PathBuf::from("../ci/./ws/a.cu")];
+    assert_eq!(
+        report_root_with(Path::new("/tmp"), &files, vars(None, Some("/ci/ws/"))),
+        ws
+    );
+    assert_eq!(
+        report_root_with(Path::new("/tmp"), &files, vars(Some("ci/ws"), None)),
+        Path::new("/tmp")
+    );
+    // GitHub's variable first, GitLab's when GitHub's does not hold it.
+    assert_eq!(
+        report_root_with(&ws.join("x"), none, vars(Some("/ci/ws/x"), Some("/ci/ws"))),
+        ws.join("x")
+    );
+    assert_eq!(
+        report_root_with(&ws.join("x"), none, vars(Some("/other"), Some("/ci/ws"))),
+        ws
+    );
+    // Paths then: relative to the root, `.` for the root itself, absolute outside it.
+    assert_eq!(output::relative_path("../ci/ws/a.cu", Path::new("/tmp"), ws), "a.cu");
+    assert_eq!(output::relative_path(".", ws, ws), ".");
+    assert_eq!(output::relative_path("/tmp/a.cu", ws, ws), "/tmp/a.cu");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -246,7 +246,7 @@ fn main() -> ExitCode {
             let status = cmd.status();
             if let Some((count, report)) = &cpp {
                 for p in &report.problems {
-                    eprintln!("warning: {p}");
+                    eprintln!("{}: {p}", p.severity());
                 }
                 eprint!(
                     "{}",
@@ -280,7 +280,9 @@ fn run_report(
     workspace_root: &Path,
     cpp: Option<&cuda_lint_cpp::Report>,
 ) -> std::io::Result<ExitStatus> {
-    let root = report_root(workspace_root);
+    // Paths relative to the CI checkout when the workspace lies inside it, else to the
+    // workspace root: the rule `cuda-lint check` follows too.
+    let root = output::report_root(workspace_root, &[]);
     let json = if std::io::stderr().is_terminal() {
         "json-diagnostic-rendered-ansi"
     } else {
@@ -307,9 +309,11 @@ fn run_report(
     let status = child.wait()?;
     if let Some(cpp) = cpp {
         for p in &cpp.problems {
-            eprintln!("warning: {p}");
+            eprintln!("{}: {p}", p.severity());
         }
-        findings.extend(cuda_lint_cpp::ci_findings(cpp, &root));
+        // The C++ files are named relative to the current directory.
+        let here = env::current_dir().unwrap_or_default();
+        findings.extend(cuda_lint_cpp::ci_findings(cpp, &here, &root));
     }
     // One diagnostic may come from two targets of a crate (its lib and its tests).
     findings.sort();
@@ -386,16 +390,4 @@ fn cuda_source_dirs(
 fn cpp_summary(report: &cuda_lint_cpp::Report) -> String {
     let (errors, warnings) = report.counts();
     format!("{errors} error(s), {warnings} warning(s)")
-}
-
-/// Paths in reports are relative to the repository: the CI's checkout directory
-/// (`GITHUB_WORKSPACE`, `CI_PROJECT_DIR`) when the workspace lies inside it, else the workspace
-/// root.
-fn report_root(workspace_root: &Path) -> PathBuf {
-    ["GITHUB_WORKSPACE", "CI_PROJECT_DIR"]
-        .into_iter()
-        .filter_map(env::var_os)
-        .map(PathBuf::from)
-        .find(|dir| dir.is_absolute() && workspace_root.starts_with(dir))
-        .unwrap_or_else(|| workspace_root.to_path_buf())
 }

@@ -10,7 +10,7 @@
 //! percent-encoded; in properties also `:` and `,`. GitHub shows at most 10 errors and 10
 //! warnings of one step as annotations: the SARIF report or the log is the full record.
 
-use super::{Finding, Level};
+use super::{Finding, Level, Notification};
 
 /// One workflow command a finding, each ending with a newline.
 pub fn emit(findings: &[Finding]) -> String {
@@ -42,6 +42,36 @@ pub fn command(finding: &Finding) -> String {
         .collect::<Vec<_>>()
         .join(",");
     format!("::{kind} {properties}::{}\n", escape_data(&finding.full_message()))
+}
+
+/// One workflow command a notification: `::error` for what was not analysed (the run failed),
+/// `::notice` for the rest, so that they do not take the places of findings' warnings among the
+/// annotations GitHub shows. Titled `cuda-lint: not analysed` or `cuda-lint: note`.
+pub fn emit_notifications(notifications: &[Notification]) -> String {
+    notifications.iter().map(notification_command).collect()
+}
+
+/// The workflow command of one notification.
+pub fn notification_command(n: &Notification) -> String {
+    let (kind, title) = match n.level {
+        Level::Error => ("error", "cuda-lint: not analysed"),
+        Level::Warning => ("notice", "cuda-lint: partly analysed"),
+        Level::Note => ("notice", "cuda-lint: note"),
+    };
+    let mut properties = Vec::new();
+    if let Some(file) = &n.file {
+        properties.push(("file", file.clone()));
+        if let Some(line) = n.line {
+            properties.push(("line", line.to_string()));
+        }
+    }
+    properties.push(("title", title.to_string()));
+    let properties = properties
+        .iter()
+        .map(|(key, value)| format!("{key}={}", escape_property(value)))
+        .collect::<Vec<_>>()
+        .join(",");
+    format!("::{kind} {properties}::{}\n", escape_data(&n.message))
 }
 
 /// Escapes a command's message.

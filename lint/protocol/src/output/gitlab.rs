@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use super::{Finding, Level, fingerprints, hash};
+use super::{Finding, Level, Notification, fingerprints, hash};
 
 #[derive(Serialize)]
 struct Issue<'a> {
@@ -29,10 +29,22 @@ struct Lines {
     begin: usize,
 }
 
+/// `check_name` of an entry saying that something asked for was not analysed.
+pub const NOT_ANALYSED: &str = "cuda_lint::not_analysed";
+/// `check_name` of an entry saying that part of a file was not analysed, or a note on the run.
+pub const ANALYSIS_NOTE: &str = "cuda_lint::analysis_note";
+
 /// The report, pretty-printed, ending with a newline.
 pub fn emit(findings: &[Finding]) -> String {
+    emit_run(findings, &[])
+}
+
+/// The report of `findings` followed by an entry a notification (GitLab has nothing else to
+/// show them): what was not analysed is `major`, the rest `info`. A notification without a file
+/// is placed at `.`, the report's root.
+pub fn emit_run(findings: &[Finding], notifications: &[Notification]) -> String {
     let mut used = HashSet::new();
-    let issues: Vec<Issue<'_>> = findings
+    let mut issues: Vec<Issue<'_>> = findings
         .iter()
         .zip(fingerprints(findings))
         .map(|(finding, mut fingerprint)| {
@@ -56,6 +68,31 @@ pub fn emit(findings: &[Finding]) -> String {
             }
         })
         .collect();
+    for n in notifications {
+        let check_name = if n.level == Level::Error {
+            NOT_ANALYSED
+        } else {
+            ANALYSIS_NOTE
+        };
+        let path = n.file.as_deref().unwrap_or(".");
+        let line = n.line.unwrap_or(1).max(1);
+        let mut fingerprint = hash(&[check_name, path, &n.message]);
+        let mut salt = 0u32;
+        while !used.insert(fingerprint.clone()) {
+            salt += 1;
+            fingerprint = hash(&[&fingerprint, &salt.to_string()]);
+        }
+        issues.push(Issue {
+            description: format!("{check_name}: {}", n.message),
+            check_name,
+            fingerprint,
+            severity: if n.level == Level::Error { "major" } else { "info" },
+            location: Location {
+                path,
+                lines: Lines { begin: line },
+            },
+        });
+    }
     let mut text = serde_json::to_string_pretty(&issues).expect("a report serializes");
     text.push('\n');
     text

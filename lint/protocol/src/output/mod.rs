@@ -55,7 +55,8 @@ impl Format {
     }
 
     /// The report of `findings` (in any order, duplicates allowed). `root` is the directory the
-    /// findings' relative paths are relative to (SARIF's `%SRCROOT%`).
+    /// findings' relative paths are relative to (SARIF's `%SRCROOT%`). Says nothing of how the
+    /// run went: see [`Format::emit_run`].
     pub fn emit(self, findings: &[Finding], root: &Path) -> String {
         let findings = normalized(findings);
         match self {
@@ -64,6 +65,89 @@ impl Format {
             Format::Gitlab => gitlab::emit(&findings),
         }
     }
+
+    /// The report of `findings` and of how the run went: what could not be analysed is in
+    /// every format, so that a run that analysed nothing, or only part, does not look clean.
+    /// SARIF: one `invocation` (`executionSuccessful`, the notifications as
+    /// `toolExecutionNotifications`, the exit code); GitHub: a workflow command a notification
+    /// after the findings' (`::error` for what was not analysed, `::notice` for the rest);
+    /// GitLab: an entry a notification (check `cuda_lint::not_analysed`, `major`, or
+    /// `cuda_lint::analysis_note`, `info`). None of them is ever empty when the run failed.
+    pub fn emit_run(self, findings: &[Finding], execution: &Execution, root: &Path) -> String {
+        let findings = normalized(findings);
+        match self {
+            Format::Sarif => sarif::emit_run(&findings, Some(execution), root),
+            Format::Github => github::emit(&findings) + &github::emit_notifications(&execution.notifications),
+            Format::Gitlab => gitlab::emit_run(&findings, &execution.notifications),
+        }
+    }
+}
+
+/// Something about the run rather than the code: a file or a configuration that could not be
+/// read, a part of a file that was not analysed, a file skipped.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Notification {
+    /// [`Level::Error`]: something asked for was not analysed, and the run failed;
+    /// [`Level::Warning`]: part of a file was not analysed; [`Level::Note`]: for information
+    /// (a file skipped on purpose, a setting that does not apply).
+    pub level: Level,
+    pub message: String,
+    /// The file it is about, relative to the report's root as [`Span::file`] is.
+    pub file: Option<String>,
+    /// The 1-based line in `file`, when known.
+    pub line: Option<usize>,
+}
+
+/// How a run went, beside its findings.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Execution {
+    pub notifications: Vec<Notification>,
+    /// The process's exit status, when the report is written by the process that exits with it.
+    pub exit_code: Option<i32>,
+}
+
+impl Execution {
+    /// Whether everything asked for was analysed: no notification is an error.
+    pub fn successful(&self) -> bool {
+        self.notifications.iter().all(|n| n.level != Level::Error)
+    }
+}
+
+/// The environment variables that name the CI checkout, in the order they are tried: GitHub
+/// Actions' and GitLab CI's.
+pub const CI_WORKSPACE_VARS: [&str; 2] = ["GITHUB_WORKSPACE", "CI_PROJECT_DIR"];
+
+/// The directory the paths of a report are relative to (SARIF's `%SRCROOT%`): the CI checkout
+/// (see [`CI_WORKSPACE_VARS`]; an absolute path) when `base` or one of `files` lies inside it,
+/// else `base`. Relative `files` are relative to `base`. CI services place annotations and
+/// Code Quality entries by paths relative to the checkout, whatever directory the tool ran in
+/// and however its paths were given. `cargo cuda-lint` passes the workspace root (and no
+/// files), `cuda-lint check` the working directory and the files it checks. Reads the
+/// environment; [`report_root_with`] takes the variables as an argument.
+pub fn report_root(base: &Path, files: &[PathBuf]) -> PathBuf {
+    report_root_with(base, files, |name| std::env::var_os(name))
+}
+
+/// [`report_root`] with the variables read through `var`.
+pub fn report_root_with(base: &Path, files: &[PathBuf], var: impl Fn(&str) -> Option<std::ffi::OsString>) -> PathBuf {
+    let base = normalize(base);
+    let files: Vec<PathBuf> = files.iter().map(|f| normalize(&base.join(f))).collect();
+    let holds = |dir: &Path| base.starts_with(dir) || files.iter().any(|f| f.starts_with(dir));
+    CI_WORKSPACE_VARS
+        .into_iter()
+        .filter_map(var)
+        .map(PathBuf::from)
+        .filter(|dir| dir.is_absolute())
+        .find_map(|dir| {
+            // The variable as written, else the directory it names with its links resolved
+            // (the working directory is reported that way).
+            let written = normalize(&dir);
+            if holds(&written) {
+                return Some(written);
+            }
+            std::fs::canonicalize(&dir).ok().filter(|real| holds(real))
+        })
+        .unwrap_or(base)
 }
 
 /// Every `--message-format` value `cargo cuda-lint` accepts, for error messages.
@@ -331,10 +415,13 @@ fn span(s: &DiagnosticSpan, workspace_root: &Path, root: &Path) -> Span {
 }
 
 /// `file_name` (relative to `workspace_root`, or absolute) relative to `root` with `/`
-/// separators; absolute when it lies outside `root`.
+/// separators; absolute when it lies outside `root`. Both front ends write their reports'
+/// paths with it, `root` coming from [`report_root`].
 pub fn relative_path(file_name: &str, workspace_root: &Path, root: &Path) -> String {
     let path = normalize(&workspace_root.join(file_name));
     match path.strip_prefix(normalize(root)) {
+        // The root itself (a folder a notification is about).
+        Ok(relative) if relative.as_os_str().is_empty() => ".".to_string(),
         Ok(relative) => relative
             .components()
             .map(|c| c.as_os_str().to_string_lossy().into_owned())

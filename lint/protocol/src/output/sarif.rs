@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde_sarif::sarif;
 
-use super::{Finding, Label, Level, Span, fingerprints, help_uri};
+use super::{Execution, Finding, Label, Level, Notification, Span, fingerprints, help_uri};
 use cuda_lint_machine::{LINTS, Level as LintLevel, LintMeta};
 
 /// `run.originalUriBaseIds` key of the root that relative paths are relative to.
@@ -25,6 +25,13 @@ const INFORMATION_URI: &str = "https://github.com/cuda-lint/cuda-lint";
 /// The SARIF log of `findings`; `root` (absolute) is `%SRCROOT%`. Pretty-printed, ending with a
 /// newline.
 pub fn emit(findings: &[Finding], root: &Path) -> String {
+    emit_run(findings, None, root)
+}
+
+/// The SARIF log of `findings` and, when `execution` is given, of how the run went: one
+/// `invocation` with `executionSuccessful` (false when something asked for was not analysed),
+/// the notifications as `toolExecutionNotifications` and the exit code.
+pub fn emit_run(findings: &[Finding], execution: Option<&Execution>, root: &Path) -> String {
     let driver = sarif::ToolComponent::builder()
         .name("cuda-lint")
         .full_name("cuda-lint: Clippy for CUDA memory")
@@ -46,6 +53,8 @@ pub fn emit(findings: &[Finding], root: &Path) -> String {
         .column_kind(serde_json::json!("unicodeCodePoints"))
         .results(results)
         .build();
+    let mut run = run;
+    run.invocations = execution.map(|e| vec![invocation(e)]);
     let log = sarif::Sarif::builder()
         .schema(SCHEMA)
         .version(serde_json::json!("2.1.0"))
@@ -127,15 +136,54 @@ fn result(finding: &Finding, fingerprint: String) -> sarif::Result {
     result
 }
 
-fn location(span: &Span, message: Option<&str>) -> sarif::Location {
-    let artifact = if Path::new(&span.file).is_absolute() {
-        sarif::ArtifactLocation::builder().uri(file_uri(&span.file)).build()
+/// The invocation of a run: whether it analysed everything asked for, and what it says of itself.
+fn invocation(execution: &Execution) -> sarif::Invocation {
+    let mut invocation = sarif::Invocation::builder()
+        .execution_successful(execution.successful())
+        .build();
+    invocation.exit_code = execution.exit_code.map(i64::from);
+    if !execution.notifications.is_empty() {
+        invocation.tool_execution_notifications = Some(execution.notifications.iter().map(notification).collect());
+    }
+    invocation
+}
+
+fn notification(n: &Notification) -> sarif::Notification {
+    let level = match n.level {
+        Level::Error => "error",
+        Level::Warning => "warning",
+        Level::Note => "note",
+    };
+    let mut out = sarif::Notification::builder()
+        .message(sarif::Message::builder().text(n.message.clone()).build())
+        .level(serde_json::json!(level))
+        .build();
+    if let Some(file) = &n.file {
+        let mut physical = sarif::PhysicalLocation::builder()
+            .artifact_location(artifact(file))
+            .build();
+        physical.region = n
+            .line
+            .map(|line| sarif::Region::builder().start_line(line as i64).build());
+        out.locations = Some(vec![sarif::Location::builder().physical_location(physical).build()]);
+    }
+    out
+}
+
+/// Where a file is: relative to `%SRCROOT%`, or a `file://` URI when outside it.
+fn artifact(file: &str) -> sarif::ArtifactLocation {
+    if Path::new(file).is_absolute() {
+        sarif::ArtifactLocation::builder().uri(file_uri(file)).build()
     } else {
         sarif::ArtifactLocation::builder()
-            .uri(encode(&span.file))
+            .uri(encode(file))
             .uri_base_id(SRCROOT)
             .build()
-    };
+    }
+}
+
+fn location(span: &Span, message: Option<&str>) -> sarif::Location {
+    let artifact = artifact(&span.file);
     let region = sarif::Region::builder()
         .start_line(span.line_start as i64)
         .start_column(span.column_start as i64)

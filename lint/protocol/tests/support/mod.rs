@@ -1,5 +1,7 @@
 //! Checks of reports shared by the report tests of this crate and the end-to-end ones of the
-//! driver (`lint/tests/reports.rs`): the schemas of tests/schemas/, and GitHub's command syntax.
+//! driver (`lint/tests/reports.rs`) and of `cuda-lint check` (`cpp/tests/cli.rs`): the schemas
+//! of tests/schemas/, Microsoft's SARIF validator where it is installed, and GitHub's command
+//! syntax.
 #![allow(dead_code)]
 
 use std::collections::HashSet;
@@ -11,11 +13,15 @@ use serde_json::Value;
 /// crate's, or the driver's end-to-end ones beside it).
 fn schemas() -> std::path::PathBuf {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    ["tests/schemas", "protocol/tests/schemas"]
-        .iter()
-        .map(|d| here.join(d))
-        .find(|p| p.is_dir())
-        .expect("tests/schemas")
+    [
+        "tests/schemas",
+        "protocol/tests/schemas",
+        "../lint/protocol/tests/schemas",
+    ]
+    .iter()
+    .map(|d| here.join(d))
+    .find(|p| p.is_dir())
+    .expect("tests/schemas")
 }
 
 pub fn schema(name: &str) -> jsonschema::Validator {
@@ -35,11 +41,66 @@ pub fn assert_valid(validator: &jsonschema::Validator, instance: &Value) {
     assert!(errors.is_empty(), "{errors:#?}\n{instance:#}");
 }
 
-/// The SARIF log parsed and checked against the SARIF 2.1.0 schema.
+/// The SARIF log parsed and checked against the SARIF 2.1.0 schema, and by `sarif-multitool
+/// validate` where it is installed.
 pub fn valid_sarif(text: &str) -> Value {
     let log: Value = serde_json::from_str(text).expect("the report is one JSON document");
     assert_valid(&schema("sarif-schema-2.1.0.json"), &log);
+    multitool_validate(text);
     log
+}
+
+/// Microsoft's SARIF validator (npm `@microsoft/sarif-multitool`): `SARIF_MULTITOOL` names its
+/// executable, else `sarif-multitool` is looked for on `PATH`.
+pub fn multitool() -> Option<std::path::PathBuf> {
+    if let Some(path) = std::env::var_os("SARIF_MULTITOOL").filter(|p| !p.is_empty()) {
+        return Some(path.into());
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join("sarif-multitool"))
+        .find(|p| p.is_file())
+}
+
+/// Runs `sarif-multitool validate` with the SARIF specification's rules and GitHub's
+/// (`--rule-kind "Sarif;Gh"`, errors and warnings) over the log and fails on any result; says
+/// on stderr when the validator is not installed (the schema check is then all there is).
+/// Returns whether it ran.
+pub fn multitool_validate(text: &str) -> bool {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static COUNT: AtomicUsize = AtomicUsize::new(0);
+    let Some(tool) = multitool() else {
+        static SAID: std::sync::Once = std::sync::Once::new();
+        SAID.call_once(|| {
+            eprintln!("sarif-multitool is not installed (SARIF_MULTITOOL, PATH): SARIF checked against its schema only")
+        });
+        return false;
+    };
+    let dir = std::env::temp_dir().join(format!(
+        "cuda-lint-multitool-{}-{}",
+        std::process::id(),
+        COUNT.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (input, output) = (dir.join("report.sarif"), dir.join("validation.sarif"));
+    std::fs::write(&input, text).unwrap();
+    let run = std::process::Command::new(&tool)
+        .args(["validate", "--rule-kind", "Sarif;Gh", "--level", "Error;Warning", "-o"])
+        .arg(&output)
+        .arg(&input)
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e}", tool.display()));
+    let validation = std::fs::read_to_string(&output).unwrap_or_else(|e| {
+        panic!(
+            "sarif-multitool wrote no validation log ({e}): {}{}",
+            String::from_utf8_lossy(&run.stdout),
+            String::from_utf8_lossy(&run.stderr)
+        )
+    });
+    let validation: Value = serde_json::from_str(&validation).unwrap();
+    let results = validation["runs"][0]["results"].as_array().cloned().unwrap_or_default();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(results.is_empty(), "sarif-multitool validate: {results:#?}\n{text}");
+    true
 }
 
 /// The GitLab report parsed, each entry checked against GitLab's schema and the documented
