@@ -198,11 +198,19 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     ) -> Vec<((u32, u32), Option<FieldMemory>)> {
         let mut interp = Interp::new(rs, def_id);
         interp.collect_fields_of = Some(adt);
-        let _ = interp.run_frame(FrameId::ROOT, State::default(), false);
+        let exit = interp.run_frame(FrameId::ROOT, State::default(), false);
         if interp.gave_up {
             return Vec::new();
         }
-        interp.field_stores
+        // What the result holds when the builder returns wins over what the aggregate was
+        // built with (a field set afterwards, through `&mut me.field`).
+        let returned = exit
+            .map(|exit| interp.returned_field_stores(adt, &exit))
+            .unwrap_or_default();
+        let mut stores = std::mem::take(&mut interp.field_stores);
+        stores.retain(|(key, _)| !returned.iter().any(|(k, _)| k == key));
+        stores.extend(returned.into_iter().map(|(k, m)| (k, Some(m))));
+        stores
     }
 
     /// Analyses one body of the crate and returns what it found.
@@ -311,7 +319,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             match next {
                 // The body being linted returns to no one: its exit states are not needed
                 // (joining the state of every `?` into one would cost more as it grows).
-                Next::Return if f == FrameId::ROOT => {}
+                // (A builder run for its type's fields keeps them: `returned_field_stores`.)
+                Next::Return if f == FrameId::ROOT && self.collect_fields_of.is_none() => {}
                 // Error returns (`Err(..)`, `?`) are kept apart: a caller goes on after a
                 // call only where it succeeded; they are not needed once a success exists.
                 Next::Return if state.returning_error && exit.is_some() => {}
@@ -363,7 +372,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             }
         }
         self.reporting = was_reporting;
-        if f == FrameId::ROOT {
+        if f == FrameId::ROOT && self.collect_fields_of.is_none() {
             return None;
         }
         exit.or(error_exit).map(|mut e| {
@@ -1033,31 +1042,101 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
                 None => LocSet::new(),
             };
-            let mut memory: Option<FieldMemory> = None;
-            let mut known = !pointees.is_empty();
-            for l in pointees.iter() {
-                let root = self.locs.data_root(l);
-                let here = match self.locs.kind(l) {
-                    LocKind::Data(kind) if kind != MemKind::Unknown => {
-                        let attrs = self.attrs.get(&root);
-                        Some(FieldMemory {
-                            kind,
-                            allocator: attrs.and_then(|a| a.allocator),
-                            write_combined: attrs.is_some_and(|a| a.write_combined),
-                        })
-                    }
-                    _ => None,
-                };
-                match (here, memory) {
-                    (None, _) => known = false,
-                    (Some(h), None) => memory = Some(h),
-                    (Some(h), Some(m)) if h != m => known = false,
-                    _ => {}
-                }
-            }
-            self.field_stores
-                .push(((variant, i as u32), if known { memory } else { None }));
+            let memory = self.memory_of(&pointees);
+            self.field_stores.push(((variant, i as u32), memory));
         }
+    }
+
+    /// The one kind of memory (with its allocator) all of `pointees` are, if they are known and
+    /// agree.
+    fn memory_of(&self, pointees: &LocSet) -> Option<FieldMemory> {
+        let mut memory: Option<FieldMemory> = None;
+        if pointees.is_empty() {
+            return None;
+        }
+        for l in pointees.iter() {
+            let root = self.locs.data_root(l);
+            let here = match self.locs.kind(l) {
+                LocKind::Data(kind) if kind != MemKind::Unknown => {
+                    let attrs = self.attrs.get(&root);
+                    FieldMemory {
+                        kind,
+                        allocator: attrs.and_then(|a| a.allocator),
+                        write_combined: attrs.is_some_and(|a| a.write_combined),
+                    }
+                }
+                _ => return None,
+            };
+            match memory {
+                None => memory = Some(here),
+                Some(m) if m != here => return None,
+                _ => {}
+            }
+        }
+        memory
+    }
+
+    /// While summarizing a type: what the builder's result holds in each pointer field when it
+    /// returns (fields set after the aggregate was built: `me.host` filled by `cudaHostAlloc(&mut
+    /// me.host, ..)`). `None` where nothing is known.
+    fn returned_field_stores(&mut self, adt: DefId, exit: &State) -> Vec<((u32, u32), FieldMemory)> {
+        let ret = self.local_loc(FrameId::ROOT, mir::RETURN_PLACE);
+        let Some(ret_ty) = self.locs.get(ret).ty else {
+            return Vec::new();
+        };
+        let is_adt = |t: Ty<'tcx>| matches!(t.kind(), ty::Adt(def, _) if def.did() == adt);
+        // The value itself, or the payload of `Ok`/`Some`.
+        let value = if is_adt(ret_ty) {
+            ret
+        } else if let ty::Adt(_, args) = ret_ty.kind()
+            && ret_ty.is_enum()
+            && args.types().next().is_some_and(is_adt)
+        {
+            let variant = if self
+                .tcx
+                .is_diagnostic_item(rustc_span::sym::Option, ret_ty.ty_adt_def().map_or(adt, |d| d.did()))
+            {
+                1
+            } else {
+                0
+            };
+            self.locs.child(ret, Proj::Variant(variant, 0))
+        } else {
+            return Vec::new();
+        };
+        let ty::Adt(def, args) = *ret_ty.kind() else {
+            return Vec::new();
+        };
+        let Some(inner) = (if is_adt(ret_ty) {
+            Some(ret_ty)
+        } else {
+            args.types().next()
+        }) else {
+            return Vec::new();
+        };
+        let ty::Adt(inner_def, inner_args) = *inner.kind() else {
+            return Vec::new();
+        };
+        let _ = def;
+        if inner_def.is_enum() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for (i, field) in inner_def.non_enum_variant().fields.iter().enumerate() {
+            let ty = field.ty(self.tcx, inner_args).skip_normalization();
+            let address = matches!(ty.kind(), ty::Uint(ty::UintTy::U64 | ty::UintTy::Usize));
+            if !ty.is_raw_ptr() && !address && !matches!(self.rs.role(ty), Some(Target::Mem(_))) {
+                continue;
+            }
+            let slot = self.locs.child(value, Proj::Field(i as u32));
+            let Some(pointees) = exit.values.get(&slot).cloned() else {
+                continue;
+            };
+            if let Some(memory) = self.memory_of(&pointees) {
+                out.push(((0, i as u32), memory));
+            }
+        }
+        out
     }
 
     /// Whether a place goes through a dereference of a raw pointer.
