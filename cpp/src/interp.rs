@@ -343,10 +343,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             stack.extend(children.into_iter().rev());
         }
         let mut findings: Vec<Finding<Site>> = self.findings.into_values().collect();
-        // A host access of device memory is one mistake per allocation in a function, reported
-        // at its first access.
+        // One report per mistake in a function (see `first_per_mistake`).
         let scope = |s: Site| functions.iter().position(|&(a, b)| a <= s.start && s.start < b);
-        let keep = cuda_lint_machine::first_host_deref_per_allocation(&findings, scope, |s: Site| u64::from(s.start));
+        let keep = cuda_lint_machine::first_per_mistake(&findings, scope, |s: Site| u64::from(s.start));
         let mut keep = keep.into_iter();
         findings.retain(|_| keep.next().unwrap_or(true));
         for f in &mut findings {

@@ -116,10 +116,10 @@ impl<'tcx> CudaMemory<'tcx> {
             (lo.file.start_pos, lo.line)
         };
         let mut on_line = FxHashSet::default();
-        // A host access of device memory is one mistake per allocation in a body, reported at
-        // its first access.
+        // One report per mistake in a body (see `first_per_mistake`): the first host access of
+        // device memory, the first access racing work in flight.
         let inner: Vec<_> = findings.iter().map(|f| f.inner.clone()).collect();
-        let keep = cuda_lint_machine::first_host_deref_per_allocation(&inner, |_| (), |s: Span| u64::from(s.lo().0));
+        let keep = cuda_lint_machine::first_per_mistake(&inner, |_| (), |s: Span| u64::from(s.lo().0));
         for (finding, keep) in findings.iter().zip(keep) {
             let kind = finding.key();
             if !keep || !on_line.insert((kind, line_of(finding.span()))) {

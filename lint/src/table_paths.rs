@@ -39,7 +39,7 @@ use rustc_middle::ty::{self, TyCtxt};
 pub const ENV_VAR: &str = "CUDA_LINT_CHECK_TABLE_PATHS";
 
 /// Method paths of primitive types, which no crate root leads to.
-const PRIMITIVE_PREFIXES: &[&str] = &["[]::", "[;]::", "*const::", "*mut::", "str::"];
+const PRIMITIVE_PREFIXES: &[&str] = &["[]::", "[;]::", "*const::", "*mut::", "str::", "bool::"];
 
 /// What a table expects a path to name.
 #[derive(Copy, Clone, PartialEq, Eq)]

@@ -84,21 +84,33 @@ impl<S> Diagnostic<S> {
     }
 }
 
-/// Which findings to report of `host_deref_device_ptr`'s: one per allocation in a scope (a
-/// function), the first host access of it (a slice made of device memory and then read is one
-/// mistake, with one fix). `scope` and `position` place a finding's site; the allocation is
-/// the finding's first label (the memory it names). Findings of other lints are all kept.
-pub fn first_host_deref_per_allocation<S: Copy + Eq + std::hash::Hash, K: Eq + std::hash::Hash>(
+/// Which findings to report, one per mistake in a scope (a function): of
+/// `host_deref_device_ptr`'s, the first host access of each allocation (a slice made of device
+/// memory and then read is one mistake, with one fix); of `missing_sync`'s, the first access
+/// racing each operation in flight (reading a result twice before the wait is one missing
+/// wait). The subject is the finding's first label (the memory, or the operation's site);
+/// `scope` and `position` place a finding's site. Other findings are all kept.
+pub fn first_per_mistake<S: Copy + Eq + std::hash::Hash, K: Eq + std::hash::Hash>(
     findings: &[Finding<S>],
     scope: impl Fn(S) -> K,
     position: impl Fn(S) -> u64,
 ) -> Vec<bool> {
+    let once = [
+        &crate::lints::host_deref_device_ptr::HOST_DEREF_DEVICE_PTR,
+        &crate::lints::missing_sync::MISSING_SYNC,
+    ];
     let named = |f: &Finding<S>| {
-        std::ptr::eq(f.lint, &crate::lints::host_deref_device_ptr::HOST_DEREF_DEVICE_PTR)
-            .then(|| f.diagnostic.labels.first().map(|(alloc, _)| (*alloc, scope(f.span))))
+        once.iter()
+            .any(|l| std::ptr::eq(f.lint, *l))
+            .then(|| {
+                f.diagnostic
+                    .labels
+                    .first()
+                    .map(|(subject, _)| (f.lint.name, *subject, scope(f.span)))
+            })
             .flatten()
     };
-    let mut first: std::collections::HashMap<(S, K), S> = std::collections::HashMap::new();
+    let mut first: std::collections::HashMap<(&'static str, S, K), S> = std::collections::HashMap::new();
     for f in findings {
         if let Some(key) = named(f) {
             let at = first.entry(key).or_insert(f.span);

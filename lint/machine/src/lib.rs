@@ -27,7 +27,7 @@ mod state;
 pub mod lints;
 
 pub use advice::Advice;
-pub use diagnostic::{Child, Diagnostic, Finding, WaitFix, first_host_deref_per_allocation};
+pub use diagnostic::{Child, Diagnostic, Finding, WaitFix, first_per_mistake};
 pub use events::{Describe, Event, InFlight, Kernel, Origin, Region};
 pub use lints::{Cx, Group, LINTS, Level, LintMeta, Options};
 pub use machine::Machine;

@@ -340,7 +340,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f("cuMemHostRegister_v2", &[RegisterInPlace(0)]),
         f("cuMemHostUnregister", &[UnregisterInPlace(0)]),
-        f("cuMemHostGetDevicePointer_v2", &[NoAccess]),
+        // The device's address of mapped pinned memory: the same memory, seen from the device.
+        f("cuMemHostGetDevicePointer_v2", &[Derive(1), RetInto(0)]),
         f("cuMemGetAddressRange_v2", &[NoAccess]),
         f("cuPointerGetAttribute", &[NoAccess]),
         f("cuMemPrefetchAsync", &[NoAccess]),

@@ -114,7 +114,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f("cudaHostRegister", &[RegisterInPlace(0)]),
         f("cudaHostUnregister", &[UnregisterInPlace(0)]),
-        f("cudaHostGetDevicePointer", &[NoAccess]),
+        // The device's address of mapped pinned memory: the same memory, seen from the device.
+        f("cudaHostGetDevicePointer", &[Derive(1), RetInto(0)]),
         f("cudaPointerGetAttributes", &[NoAccess]),
         f("cudaMemPrefetchAsync", &[NoAccess]),
         f("cudaMemAdvise", &[NoAccess]),

@@ -120,6 +120,11 @@ pub enum Effect {
     HostView { arg: Arg, write: bool },
     /// The return value is what `Arg` points at refers to (an iterator's next item).
     Contents(Arg),
+    /// Another handle to what the handle `Arg` points at refers to (`Arc::clone(&a)`): its value
+    /// where the state knows one, else the handle itself (a field made elsewhere).
+    SharedClone(Arg),
+    /// The return value is `Some` of the argument (`cond.then_some(x)`), its fields kept.
+    SomeOf(Arg),
     /// Derives like [`Effect::Derive`] an iterator over parts of the memory (`chunks_mut`):
     /// each item is a part of it, another one at each step.
     Parts(Arg),

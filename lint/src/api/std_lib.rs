@@ -193,6 +193,10 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f("alloc::sync::Arc::new", &[Transparent]),
         f("alloc::rc::Rc::new", &[Transparent]),
+        // Another handle to the same value.
+        f("alloc::sync::Arc::clone", &[SharedClone(0)]),
+        f("alloc::rc::Rc::clone", &[SharedClone(0)]),
+        f("bool::then_some", &[SomeOf(1)]),
         // Iteration: the next item points where the iterator does, and getting it reads.
         f(
             "core::iter::traits::iterator::Iterator::next",

@@ -357,7 +357,7 @@ impl<'tcx> Resolver<'tcx> {
     }
 
     /// The bodies of the crate that build each of its own types (an aggregate of the type).
-    fn builders(&self) -> &FxHashMap<DefId, Vec<LocalDefId>> {
+    pub(crate) fn builders(&self) -> &FxHashMap<DefId, Vec<LocalDefId>> {
         self.builders.get_or_init(|| {
             let tcx = self.tcx;
             let mut builders: FxHashMap<DefId, Vec<LocalDefId>> = FxHashMap::default();

@@ -42,8 +42,10 @@ impl Staging {
         }
     }
 
+    // Analysed with what `new` made: the mapping has no access.
     fn clear(&self, stream: CUstream) {
         unsafe { sys::cuMemsetD8Async(self.va, 0, CHUNK, stream) };
+        //~^ vmm_lifecycle
     }
 }
 
@@ -94,9 +96,11 @@ impl InvertedTeardown {
         me
     }
 
+    // Analysed with what `new` made: the range is mapped when it is freed.
     fn release(self) {
         unsafe {
             sys::cuMemAddressFree(self.va, CHUNK);
+            //~^ vmm_lifecycle
             sys::cuMemUnmap(self.va, CHUNK);
             sys::cuMemRelease(self.handle);
         }
@@ -105,8 +109,8 @@ impl InvertedTeardown {
 
 fn fires_method_clears_a_buffer_mapped_without_access(stream: CUstream) {
     let staging = Staging::new();
+    // (reported in `clear`, where the memset is)
     staging.clear(stream);
-    //~^ vmm_lifecycle
     unsafe { sys::cuStreamSynchronize(stream) };
     let _ = staging.handle;
 }
@@ -117,8 +121,8 @@ fn fires_teardown_frees_the_range_first(stream: CUstream) {
         sys::cuMemsetD8Async(b.va, 0, CHUNK, stream);
         sys::cuStreamSynchronize(stream);
     }
+    // (reported in `release`, where the free is)
     b.release();
-    //~^ vmm_lifecycle
 }
 
 fn fires_chunk_mapped_in_a_growth_step_without_access(base: CUdeviceptr, stream: CUstream) {

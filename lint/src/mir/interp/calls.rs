@@ -467,6 +467,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             if let Some(src) = src {
                 self.copy_tree(&mut entry, *src, loc, 3);
             }
+            // An aggregate (a closure's captures) bound field by field: not also as the union.
+            let empty = LocSet::new();
+            let vals = if src.is_some() && self.fields_hold_values(loc, &entry) {
+                &empty
+            } else {
+                vals
+            };
             self.store(&mut entry, loc, vals, true);
         }
         for (param, proj, vals) in field_bindings {

@@ -44,6 +44,28 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let derived = self.derive(state, &v);
                     ret.union_with(&self.narrow(state, &derived, ret_ty));
                 }
+                Effect::SharedClone(a) => {
+                    let handles = self.arg(call, a, &ret);
+                    let known: Vec<LocSet> = handles
+                        .iter()
+                        .map(|h| state.values.get(&h).cloned().unwrap_or_default())
+                        .collect();
+                    if !handles.is_empty() && known.iter().all(|v| !v.is_empty()) {
+                        for v in known {
+                            ret.union_with(&v);
+                        }
+                    } else {
+                        ret.union_with(&handles);
+                    }
+                }
+                Effect::SomeOf(a) => {
+                    let vals = self.arg(call, a, &ret);
+                    let src = call
+                        .args
+                        .get(a as usize)
+                        .and_then(|op| self.arg_place_loc(f, &op.node, state));
+                    return Val::Fields(vec![(Proj::Variant(1, 0), vals, src)]);
+                }
                 Effect::Parts(a) => {
                     // One location stands for every part: an element of the memory.
                     let v = self.arg(call, a, &ret);

@@ -213,11 +213,100 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         stores
     }
 
+    /// For a method of one of the crate's structs, the state its `self` is in after the one
+    /// function of the crate that builds the struct (`new`) ran: the memory, streams, modules
+    /// and VMM mappings its fields hold, as made there. The work the builder started is taken
+    /// as finished (a method is called later, after whatever the program does in between).
+    /// `None` where the struct has no builder, several, or one that cannot be run here.
+    fn builder_context(&mut self, def_id: LocalDefId) -> Option<State> {
+        let tcx = self.tcx;
+        let body = self.frames.first()?.body;
+        if body.arg_count == 0 || !tcx.def_kind(def_id).is_fn_like() {
+            return None;
+        }
+        let assoc = tcx.opt_associated_item(def_id.to_def_id())?;
+        if !assoc.is_method() {
+            return None;
+        }
+        let self_ty = body.local_decls[Local::from_usize(1)].ty;
+        let (struct_ty, by_ref) = match self_ty.kind() {
+            ty::Ref(_, t, _) => (*t, true),
+            _ => (self_ty, false),
+        };
+        let ty::Adt(adt, _) = struct_ty.kind() else {
+            return None;
+        };
+        if !adt.did().is_local() || !adt.is_struct() {
+            return None;
+        }
+        let builder = match self.rs.builders().get(&adt.did()).map(Vec::as_slice) {
+            Some([one]) => *one,
+            _ => return None,
+        };
+        let builder_id = builder.to_def_id();
+        // A constructor: no generics, not a closure, not a method of the struct itself (a
+        // `with_x(self)` builds from a value it was given).
+        if builder == def_id
+            || tcx.is_closure_like(builder_id)
+            || tcx.generics_of(builder_id).count() > 0
+            || tcx.opt_associated_item(builder_id).is_some_and(|a| a.is_method())
+        {
+            return None;
+        }
+        let ret_ty = tcx.fn_sig(builder_id).instantiate_identity().skip_binder().output();
+        let payload = if ret_ty == struct_ty {
+            None
+        } else if let ty::Adt(wrapper, args) = ret_ty.kind()
+            && wrapper.is_enum()
+            && args.types().next() == Some(struct_ty)
+        {
+            // `Ok(T)` is variant 0 of `Result`, `Some(T)` variant 1 of `Option`.
+            Some(u32::from(
+                tcx.is_diagnostic_item(rustc_span::sym::Option, wrapper.did()),
+            ))
+        } else {
+            return None;
+        };
+        let si = body.source_info(mir::Location::START);
+        let call = CallSite {
+            f: FrameId::ROOT,
+            bb: mir::START_BLOCK,
+            si: *si,
+            span: si.span,
+            args: &[],
+            argvals: &[],
+            derefs_raw: false,
+        };
+        let mut state = State::default();
+        let Some(Val::Tree(ret, _)) = self.inline_body(&call, builder_id, None, &[], &mut state) else {
+            return None;
+        };
+        let value = match payload {
+            None => ret,
+            Some(variant) => self.locs.child(ret, Proj::Variant(variant, 0)),
+        };
+        self.machine.sync_all(&mut state.m);
+        // `self` (or what it points to) holds a copy of the built value, so that what its fields
+        // hold is named by the method's own paths (`self.host`).
+        let self_loc = self.local_loc(FrameId::ROOT, Local::from_usize(1));
+        let target = if by_ref {
+            self.locs.child(self_loc, Proj::Deref)
+        } else {
+            self_loc
+        };
+        self.copy_tree(&mut state, value, target, 4);
+        if by_ref {
+            state.values.insert(self_loc, LocSet::single(target));
+        }
+        Some(state)
+    }
+
     /// Analyses one body of the crate and returns what it found.
     pub fn analyze(rs: &'a Resolver<'tcx>, def_id: LocalDefId) -> Vec<Finding> {
         let tcx = rs.tcx;
         let mut interp = Interp::new(rs, def_id);
-        let _ = interp.run_frame(FrameId::ROOT, State::default(), true);
+        let entry = interp.builder_context(def_id).unwrap_or_default();
+        let _ = interp.run_frame(FrameId::ROOT, entry, true);
         if rs.report_timings {
             eprintln!(
                 "cuda-lint-timing: {} steps={} frames={} locations={} operations={} gave_up={}",
@@ -571,13 +660,26 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         if found {
             return acc;
         }
-        // A field of an aggregate stored as a whole.
+        // A field of an aggregate stored as a whole. (One stored field by field, whose other
+        // fields hold values, holds nothing in this one: a number, a flag.)
         let mut cur = loc;
         while let Some((parent, proj)) = self.locs.get(cur).parent {
             if proj == Proj::Deref {
                 break;
             }
             if let Some(v) = state.values.get(&parent) {
+                let stored_by_field = self
+                    .locs
+                    .get(parent)
+                    .children
+                    .iter()
+                    .any(|&(p, child)| p != Proj::Deref && child != cur && state.values.get(&child).is_some());
+                if stored_by_field
+                    && matches!(proj, Proj::Field(_) | Proj::Variant(..))
+                    && self.locs.get(loc).ty.is_some_and(|t| !may_hold_address(t))
+                {
+                    return LocSet::new();
+                }
                 return v.clone();
             }
             cur = parent;
@@ -932,7 +1034,15 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 let op = Operand::Copy(*place);
                 Val::Set(self.operand(f, &op, si, state))
             }
-            Rvalue::Cast(_, op, _) => Val::Set(self.operand(f, op, si, state)),
+            Rvalue::Cast(_, op, to) => {
+                let v = self.operand(f, op, si, state);
+                // A number narrower than an address (`len as i32`), a float or a flag holds none.
+                if may_hold_address(*to) {
+                    Val::Set(v)
+                } else {
+                    Val::Set(LocSet::new())
+                }
+            }
             Rvalue::BinaryOp(bin, box (a, b)) => {
                 let mut va = self.operand(f, a, si, state);
                 let vb = self.operand(f, b, si, state);
@@ -1176,6 +1286,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 .projection
                 .iter()
                 .any(|p| matches!(p, ProjectionElem::Index(_) | ProjectionElem::Subslice { .. }));
+        let empty = LocSet::new();
         for dest in dests.iter() {
             if strong {
                 self.clear(state, dest);
@@ -1194,11 +1305,24 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                                 self.copy_variants(state, *src, child, known, 3);
                             }
                         }
+                        // An aggregate moved with its fields is known field by field: the union
+                        // of what they hold, kept on the whole, would be read back for a field
+                        // that holds nothing (a count) as everything the others hold.
+                        let v = if src.is_some() && self.fields_hold_values(child, state) {
+                            &empty
+                        } else {
+                            v
+                        };
                         self.store(state, child, v, strong_field);
                     }
                 }
                 Val::Tree(src, v) => {
                     self.copy_tree(state, *src, dest, 3);
+                    let v = if self.fields_hold_values(dest, state) {
+                        &empty
+                    } else {
+                        v
+                    };
                     self.store(state, dest, v, strong);
                 }
             }
@@ -1369,6 +1493,15 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     }
 
     /// Copies the values of `src`'s fields to the same fields of `dest`.
+    /// Whether a field of the aggregate at `loc` holds a value of the state.
+    pub(super) fn fields_hold_values(&self, loc: LocId, state: &State) -> bool {
+        self.locs
+            .get(loc)
+            .children
+            .iter()
+            .any(|&(p, child)| p != Proj::Deref && state.values.get(&child).is_some())
+    }
+
     fn copy_tree(&mut self, state: &mut State, src: LocId, dest: LocId, depth: u32) {
         if depth == 0 || src == dest {
             return;
@@ -1611,6 +1744,19 @@ fn param_source(body: &Body<'_>, op: &Operand<'_>, depth: u32) -> Option<Local> 
         }
     }
     found.flatten()
+}
+
+/// Whether a value of this type may be (or hold) an address: anything but numbers narrower
+/// than 64 bits, floats, flags and characters.
+fn may_hold_address(ty: Ty<'_>) -> bool {
+    !matches!(
+        ty.kind(),
+        ty::Bool
+            | ty::Char
+            | ty::Float(_)
+            | ty::Int(ty::IntTy::I8 | ty::IntTy::I16 | ty::IntTy::I32)
+            | ty::Uint(ty::UintTy::U8 | ty::UintTy::U16 | ty::UintTy::U32)
+    )
 }
 
 /// Whether a callee given a value of this type may write through it.
