@@ -24,7 +24,8 @@ declare_lint! {
     /// of memory an asynchronous copy or a kernel writes, a host write to memory one reads or
     /// writes, freeing it, or reusing it from another stream, with no synchronization in between
     /// on some path. Synchronization is a stream, event or context synchronize, a blocking copy
-    /// on the same stream, or a stream wait on an event that orders the work.
+    /// on the same stream, or a stream wait on an event that orders the work. It is reported
+    /// once per operation in a function, at the first access that races it.
     ///
     /// ### Why is this bad?
     /// Asynchronous copies and kernel launches return before the work is done. The host then
