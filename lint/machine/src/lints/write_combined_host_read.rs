@@ -15,7 +15,8 @@ declare_lint! {
     /// `cudaHostAllocWriteCombined`), the runtime layer's `alloc_pinned_with_flags` with
     /// `write_combined: true`, and cudarc's `CudaContext::alloc_pinned`, which in cudarc 0.19.10
     /// always passes `CU_MEMHOSTALLOC_WRITECOMBINED`. The typical case is reading the destination
-    /// of a device-to-host copy.
+    /// of a device-to-host copy. It is reported once per allocation in a function, at the first
+    /// read.
     ///
     /// ### Why is this bad?
     /// Write-combined memory is not cached by the CPU: writes are combined into bus bursts (fast

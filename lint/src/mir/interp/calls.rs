@@ -127,10 +127,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
-    /// Whether an iterator type's items are mutable references, or tuples of them and of
-    /// references to plain values (`zip(&mut dst, src_bytes)`): what it yields is written, or
-    /// read by the closure it is given, not by iterating.
-    fn yields_only_mut_refs(&self, iter_ty: Ty<'tcx>) -> bool {
+    /// Whether an iterator type's items are references, or tuples of references and numbers
+    /// (`chunks_mut(..).zip(src)`, `enumerate()`): iterating reads nothing; what the items
+    /// point to is read or written where they are used.
+    fn yields_only_refs(&self, iter_ty: Ty<'tcx>) -> bool {
         let tcx = self.tcx;
         let mut ty = iter_ty;
         while let ty::Ref(_, inner, _) = ty.kind() {
@@ -154,15 +154,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         else {
             return false;
         };
-        let is_mut_ref = |t: Ty<'tcx>| matches!(t.kind(), ty::Ref(_, _, mir::Mutability::Mut));
+        // References (what they point to is read where they are used, by the closure given),
+        // and numbers (`enumerate`'s index).
+        let no_read = |t: Ty<'tcx>| t.is_ref() || t.is_primitive();
         match item_ty.kind() {
-            _ if is_mut_ref(item_ty) => true,
-            ty::Tuple(parts) => {
-                parts.iter().any(is_mut_ref)
-                    && parts
-                        .iter()
-                        .all(|p| is_mut_ref(p) || !p.is_ref() || p.peel_refs().is_primitive())
-            }
+            ty::Ref(..) => true,
+            ty::Tuple(parts) => parts.iter().all(no_read),
             _ => false,
         }
     }
@@ -205,6 +202,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 .args
                 .first()
                 .is_some_and(|a| has_closure(self.instantiate(f, a.node.ty(&body.local_decls, self.tcx))));
+        let takes_closure = call
+            .args
+            .iter()
+            .any(|a| self.instantiate(f, a.node.ty(&body.local_decls, self.tcx)).is_closure());
         let ret_is_ref = self
             .instantiate(f, destination.ty(&body.local_decls, self.tcx).ty)
             .is_ref();
@@ -222,8 +223,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             if !ty.is_closure() {
                 all.union_with(vals);
             }
-            // An address passed as a number is not memory read.
-            if ty.is_integral() {
+            // An address passed as a number is not memory read; nor is what a closure captured
+            // (it ran above: what it touches, its body did).
+            if ty.is_integral() || ty.is_closure() {
                 continue;
             }
             // An iterator consumed (`collect`, `sum`) whose adapters hold closures: what it
@@ -231,9 +233,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             if receiver_holds_closures && i == 0 {
                 continue;
             }
-            // An iterator whose items are `&mut` (`iter_mut()`, `chunks_mut`, a `zip` of them):
-            // iterating gives places to write, it reads nothing.
-            if iterator_method && i == 0 && self.yields_only_mut_refs(ty) {
+            // An iterator whose items are references (`iter_mut()`, `chunks_mut`, a `zip` of
+            // them), given a closure (`for_each`): the closure reads or writes what they point
+            // to; iterating reads nothing (`sum()` of `&f32` items, with no closure, reads).
+            if iterator_method && i == 0 && takes_closure && self.yields_only_refs(ty) {
                 continue;
             }
             // A value moved into a new owner (`Box::new(sink)`, `Vec::from(array)`) is not read:
