@@ -37,6 +37,12 @@ impl Stager {
         self.stream.memcpy_htod(&self.combined, dev)?;
         self.stream.synchronize()
     }
+
+    fn ok_write_combined_staging_filled_chunk_by_chunk(&mut self, forces: &[[f32; 4]], dev: &mut CudaSlice<f32>) -> Result<(), DriverError> {
+        self.combined.as_mut_slice()?.chunks_exact_mut(4).zip(forces).for_each(|(dst, f)| dst.copy_from_slice(f));
+        self.stream.memcpy_htod(&self.combined, dev)?;
+        self.stream.synchronize()
+    }
 }
 
 fn main() {}
