@@ -23,7 +23,9 @@ use rustc_hir::def_id::LocalDefId;
 ///
 /// Bodies that touch no CUDA API cost only [`Resolver::touches_cuda`]'s scan of their types.
 pub fn analyze_body(rs: &Resolver<'_>, def_id: LocalDefId) -> Vec<Finding> {
-    if !rs.touches_cuda(def_id) || resolve::has_unsatisfiable_preds(rs.tcx, def_id.to_def_id()) {
+    if !(rs.touches_cuda(def_id) || rs.self_built_with_cuda(def_id))
+        || resolve::has_unsatisfiable_preds(rs.tcx, def_id.to_def_id())
+    {
         return Vec::new();
     }
     if let Some(name) = &rs.panic_for_test

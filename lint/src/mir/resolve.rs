@@ -231,6 +231,38 @@ impl<'tcx> Resolver<'tcx> {
                 .is_some_and(|dtor| self.touches_cuda(dtor))
     }
 
+    /// Whether `def_id` is a method of one of the crate's structs whose one builder uses the
+    /// CUDA API: its `self` holds CUDA memory or objects (see `Interp::builder_context`), even
+    /// where the method's own code names none (`libc::free(self.ptr)` in a `Drop`).
+    pub fn self_built_with_cuda(&self, def_id: LocalDefId) -> bool {
+        let tcx = self.tcx;
+        if !tcx.def_kind(def_id).is_fn_like()
+            || !tcx
+                .opt_associated_item(def_id.to_def_id())
+                .is_some_and(|a| a.is_method())
+            || !tcx.is_mir_available(def_id.to_def_id())
+        {
+            return false;
+        }
+        let Some(self_ty) = tcx
+            .fn_sig(def_id)
+            .instantiate_identity()
+            .skip_binder()
+            .inputs()
+            .first()
+            .copied()
+        else {
+            return false;
+        };
+        let self_ty = match self_ty.kind() {
+            ty::Ref(_, t, _) => *t,
+            _ => self_ty,
+        };
+        matches!(self_ty.kind(), ty::Adt(adt, _) if adt.did().is_local()
+            && adt.is_struct()
+            && matches!(self.builders().get(&adt.did()).map(Vec::len), Some(1)))
+    }
+
     pub fn is_cuda_crate(&self, krate: CrateNum) -> bool {
         if let Some(&cached) = self.cuda_crates.borrow().get(&krate) {
             return cached;

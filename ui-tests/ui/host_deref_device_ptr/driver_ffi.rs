@@ -65,16 +65,17 @@ struct Table {
 impl Table {
     fn row(&self, i: usize) -> f32 {
         assert!(i < self.len);
-        // A `CUdeviceptr` is a `u64`: in a method alone, nothing says this one is a device
-        // address. Called where the table is made, it is reported at the call.
+        // A `CUdeviceptr` is a `u64`: what says this one is a device address is what the one
+        // function that builds a `Table` stores in it. Reported here, where the read is.
         unsafe { *(self.rows as *const f32).add(i) }
+        //~^ host_deref_device_ptr
     }
 }
 
 fn fires_row_read_through_a_method() -> f32 {
     let table = make_table();
+    // (reported in `row`)
     table.row(3)
-    //~^ host_deref_device_ptr
 }
 
 fn make_table() -> Table {

@@ -33,8 +33,10 @@ impl Peek for HostVec {
 }
 
 impl Peek for Raw {
+    // Every function that builds a `Raw` stores device memory in it: reported here.
     fn peek(&self) -> f32 {
         unsafe { *self.0 }
+        //~^ host_deref_device_ptr
     }
 }
 
@@ -59,8 +61,8 @@ fn fires_generic_over_device_buffer(ctx: &Context) -> Result<u8, Error> {
 fn fires_trait_impl_given_device_ptr(ctx: &Context) -> Result<f32, Error> {
     let dev = ctx.alloc_zeroed::<f32>(4)?;
     let raw = Raw(dev.device_ptr().as_raw() as *const f32);
+    // (reported in `peek`)
     let x = peek_any(&raw);
-    //~^ host_deref_device_ptr
     Ok(x)
 }
 

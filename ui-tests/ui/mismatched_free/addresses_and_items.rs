@@ -61,4 +61,42 @@ impl Ring {
     }
 }
 
+/// Pinned records whose `Drop` names no CUDA function: it is analysed with what `new` made.
+struct PinnedRecords {
+    ptr: *mut u8,
+}
+
+impl PinnedRecords {
+    fn new(bytes: usize) -> PinnedRecords {
+        let mut p: *mut c_void = std::ptr::null_mut();
+        unsafe { cudarc::runtime::sys::cudaMallocHost(&mut p, bytes) };
+        PinnedRecords { ptr: p.cast() }
+    }
+}
+
+impl Drop for PinnedRecords {
+    fn drop(&mut self) {
+        unsafe { libc::free(self.ptr.cast()) }; //~ mismatched_free
+    }
+}
+
+/// The same, released by the matching function.
+struct MatchedRecords {
+    ptr: *mut u8,
+}
+
+impl MatchedRecords {
+    fn new(bytes: usize) -> MatchedRecords {
+        let mut p: *mut c_void = std::ptr::null_mut();
+        unsafe { cudarc::runtime::sys::cudaMallocHost(&mut p, bytes) };
+        MatchedRecords { ptr: p.cast() }
+    }
+}
+
+impl Drop for MatchedRecords {
+    fn drop(&mut self) {
+        unsafe { cudarc::runtime::sys::cudaFreeHost(self.ptr.cast()) };
+    }
+}
+
 fn main() {}
