@@ -124,11 +124,12 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
         self.get(id).kind
     }
 
-    /// The stack variable a location lies in (the variable itself, or a field or element of
-    /// it, not memory reached through a pointer it holds), when it lies in one.
+    /// The stack variable or `static` item a location lies in (the value itself, or a field or
+    /// element of it, not memory reached through a pointer it holds), when it lies in one: its
+    /// size is its type's.
     pub fn enclosing_stack_value(&self, id: LocId) -> Option<LocId> {
         let d = self.get(id);
-        if d.behind_deref || !matches!(d.root, Root::Local { .. }) {
+        if d.behind_deref || !matches!(d.root, Root::Local { .. } | Root::Static { .. }) {
             return None;
         }
         let mut cur = id;

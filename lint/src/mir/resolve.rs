@@ -433,21 +433,25 @@ impl<'tcx> Resolver<'tcx> {
             let mut called = FxHashSet::default();
             for owner in tcx.hir_body_owners() {
                 let results = tcx.typeck(owner);
-                for (_, ty) in results.node_types().items_in_stable_order() {
+                // Into a set: the order does not matter (no sorting, on every body of the crate).
+                let called = RefCell::new(&mut called);
+                let _ = results.node_types().items().any(|(_, ty)| {
                     if let ty::FnDef(callee, _) = ty.kind()
                         && callee.is_local()
                         && *callee != owner.to_def_id()
                     {
-                        called.insert(*callee);
+                        called.borrow_mut().insert(*callee);
                     }
-                }
-                for (_, res) in results.type_dependent_defs().items_in_stable_order() {
+                    false
+                });
+                let _ = results.type_dependent_defs().items().any(|(_, res)| {
                     if let Ok((_, callee)) = res
                         && callee.is_local()
                     {
-                        called.insert(*callee);
+                        called.borrow_mut().insert(*callee);
                     }
-                }
+                    false
+                });
             }
             called
         });

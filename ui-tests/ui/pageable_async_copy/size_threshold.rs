@@ -92,4 +92,16 @@ fn fires_constant_byte_count_past_the_threshold(stream: CUstream, dev: CUdevicep
     }
 }
 
+/// A lookup table in a `static`: its size is its type's.
+static GAMMA: [u16; 256] = [0; 256];
+static VOLUME: [u8; 1 << 20] = [0; 1 << 20];
+
+fn ok_small_static_table_uploaded(stream: &Arc<CudaStream>) -> Result<CudaSlice<u16>, DriverError> {
+    stream.clone_htod(&GAMMA)
+}
+
+fn fires_large_static_volume_uploaded(stream: &Arc<CudaStream>) -> Result<CudaSlice<u8>, DriverError> {
+    stream.clone_htod(&VOLUME) //~ pageable_async_copy
+}
+
 fn main() {}

@@ -1009,7 +1009,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             return false;
         }
         let body = self.frames[f.0 as usize].body;
-        let blocks = loop_blocks(body, call.bb);
+        let blocks = self.loop_of(f, call.bb);
         let tcx = self.tcx;
         blocks.iter().any(|bb| {
             let TerminatorKind::Call { func, args, .. } = &body.basic_blocks[bb].terminator().kind else {
@@ -1061,7 +1061,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let (mut f, mut bb) = (call.f, call.bb);
         for _ in 0..=MAX_INLINE_DEPTH {
             if self.in_loop(f, bb) {
-                let blocks = Rc::new(loop_blocks(self.frames[f.0 as usize].body, bb));
+                let blocks = self.loop_of(f, bb);
                 for op in over.iter() {
                     self.wait_loops.entry(op).or_default().push((f, blocks.clone()));
                 }
@@ -1086,7 +1086,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         if elements.is_empty() || !self.in_loop(f, call.bb) {
             return;
         }
-        let blocks = Rc::new(loop_blocks(self.frames[f.0 as usize].body, call.bb));
+        let blocks = self.loop_of(f, call.bb);
         let started_in_loop: OpSet = state
             .m
             .inflight_may
@@ -1171,6 +1171,16 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             }
         }
         false
+    }
+
+    /// The blocks of the loop block `bb` of frame `f`'s body is in (computed once).
+    fn loop_of(&mut self, f: FrameId, bb: BasicBlock) -> LoopBlocks {
+        if let Some(blocks) = self.loop_sets.get(&(f, bb)) {
+            return blocks.clone();
+        }
+        let blocks = Rc::new(loop_blocks(self.frames[f.0 as usize].body, bb));
+        self.loop_sets.insert((f, bb), blocks.clone());
+        blocks
     }
 
     /// Whether block `bb` of frame `f`'s body is part of a loop (it can reach itself).

@@ -139,6 +139,8 @@ pub struct Interp<'a, 'tcx> {
     frame_index: FxHashMap<(FrameId, BasicBlock, DefId), FrameId>,
     /// Whether a block of a frame's body is in a loop (see `in_loop`).
     loop_blocks: FxHashMap<(FrameId, BasicBlock), bool>,
+    /// The blocks of the loop each block is in (see `loop_of`).
+    loop_sets: FxHashMap<(FrameId, BasicBlock), LoopBlocks>,
     /// For work a wait in a loop over a collection waited for: the loops (a frame's blocks)
     /// those waits are in.
     wait_loops: FxHashMap<OpId, Vec<(FrameId, LoopBlocks)>>,
@@ -341,6 +343,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             frames: Vec::new(),
             frame_index: FxHashMap::default(),
             loop_blocks: FxHashMap::default(),
+            loop_sets: FxHashMap::default(),
             wait_loops: FxHashMap::default(),
             attrs: FxHashMap::default(),
             findings: FxIndexSet::default(),
