@@ -72,7 +72,7 @@ impl Table {
     }
 }
 
-fn fires_row_read_through_a_method() -> f32 {
+fn caller_of_a_row_read_through_a_method() -> f32 {
     let table = make_table();
     // (reported in `row`)
     table.row(3)

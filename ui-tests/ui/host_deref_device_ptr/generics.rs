@@ -58,7 +58,7 @@ fn fires_generic_over_device_buffer(ctx: &Context) -> Result<u8, Error> {
     Ok(b)
 }
 
-fn fires_trait_impl_given_device_ptr(ctx: &Context) -> Result<f32, Error> {
+fn caller_of_a_trait_impl_given_device_ptr(ctx: &Context) -> Result<f32, Error> {
     let dev = ctx.alloc_zeroed::<f32>(4)?;
     let raw = Raw(dev.device_ptr().as_raw() as *const f32);
     // (reported in `peek`)

@@ -107,7 +107,7 @@ impl InvertedTeardown {
     }
 }
 
-fn fires_method_clears_a_buffer_mapped_without_access(stream: CUstream) {
+fn caller_of_a_method_that_clears_a_buffer_mapped_without_access(stream: CUstream) {
     let staging = Staging::new();
     // (reported in `clear`, where the memset is)
     staging.clear(stream);
@@ -115,7 +115,7 @@ fn fires_method_clears_a_buffer_mapped_without_access(stream: CUstream) {
     let _ = staging.handle;
 }
 
-fn fires_teardown_frees_the_range_first(stream: CUstream) {
+fn caller_of_a_teardown_that_frees_the_range_first(stream: CUstream) {
     let b = InvertedTeardown::new();
     unsafe {
         sys::cuMemsetD8Async(b.va, 0, CHUNK, stream);
