@@ -432,6 +432,11 @@ impl<'tcx> Resolver<'tcx> {
             let tcx = self.tcx;
             let mut called = FxHashSet::default();
             for owner in tcx.hir_body_owners() {
+                // A caller of a function that uses CUDA uses CUDA itself (`touches_cuda` follows
+                // calls): only those bodies need their calls listed.
+                if !self.touches_cuda(owner) {
+                    continue;
+                }
                 let results = tcx.typeck(owner);
                 // Into a set: the order does not matter (no sorting, on every body of the crate).
                 let called = RefCell::new(&mut called);
