@@ -288,6 +288,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             Some(variant) => self.locs.child(ret, Proj::Variant(variant, 0)),
         };
         self.machine.sync_all(&mut state.m);
+        // Another method may grant access to what the builder mapped (`new` maps, `init` grants):
+        // no access is claimed missing on the builder's word alone.
+        let mapped = state.m.mapped_may.clone();
+        self.machine.set_access(&mut state.m, &mapped, &self.regions());
         // `self` (or what it points to) holds a copy of the built value, so that what its fields
         // hold is named by the method's own paths (`self.host`).
         let self_loc = self.local_loc(FrameId::ROOT, Local::from_usize(1));
@@ -1139,9 +1143,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let body = self.frames[f.0 as usize].body;
         for (i, op) in ops.iter().enumerate() {
             let ty = self.instantiate(f, op.ty(&body.local_decls, self.tcx));
-            // Raw pointers, memory handles, and device addresses kept as numbers (`CUdeviceptr`).
-            let address = matches!(ty.kind(), ty::Uint(ty::UintTy::U64 | ty::UintTy::Usize));
-            if !ty.is_raw_ptr() && !address && !matches!(self.rs.role(ty), Some(Target::Mem(_))) {
+            if !self.summarized_field(ty) {
                 continue;
             }
             let pointees = match op.place() {
@@ -1158,6 +1160,14 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             let memory = self.memory_of(&pointees);
             self.field_stores.push(((variant, i as u32), memory));
         }
+    }
+
+    /// Whether a field of this type is summarized (`Resolver::field_memory`): raw pointers,
+    /// memory handles, and device addresses kept as numbers (`CUdeviceptr`).
+    fn summarized_field(&self, ty: Ty<'tcx>) -> bool {
+        ty.is_raw_ptr()
+            || matches!(ty.kind(), ty::Uint(ty::UintTy::U64 | ty::UintTy::Usize))
+            || matches!(self.rs.role(ty), Some(Target::Mem(_)))
     }
 
     /// The one kind of memory (with its allocator) all of `pointees` are, if they are known and
@@ -1237,8 +1247,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let mut out = Vec::new();
         for (i, field) in inner_def.non_enum_variant().fields.iter().enumerate() {
             let ty = field.ty(self.tcx, inner_args).skip_normalization();
-            let address = matches!(ty.kind(), ty::Uint(ty::UintTy::U64 | ty::UintTy::Usize));
-            if !ty.is_raw_ptr() && !address && !matches!(self.rs.role(ty), Some(Target::Mem(_))) {
+            if !self.summarized_field(ty) {
                 continue;
             }
             let slot = self.locs.child(value, Proj::Field(i as u32));
