@@ -353,16 +353,25 @@ impl Machine {
     /// The VMM mappings a call given `at` acts on (`cuMemSetAccess`, `cuMemUnmap`,
     /// `cuMemAddressFree` take an address and a size): at a view past a reservation's start,
     /// that view; at the reservation's start, every view of it mapped on some path (the size
-    /// usually covers them all), itself included. Empty when `at` is no mapping the analysis saw
-    /// made (a parameter, an address it cannot follow).
+    /// usually covers them all), itself included; at an offset not known (`base + i * size`, in a
+    /// loop over the chunks), any view of it, so every view mapped on some path. Empty when `at`
+    /// is no mapping the analysis saw made (a parameter, an address it cannot follow).
     pub fn mappings_at<X: Ext>(&self, st: &State<X>, at: &LocSet, regions: &dyn Regions) -> LocSet {
+        self.mappings_at_offsets(st, at, regions, true)
+    }
+
+    /// [`Machine::mappings_at`]; with `any_view` false, an address at an offset not known that
+    /// the program mapped at (`cuMemMap(base + size, ..)`, then `cuMemSetAccess(base + size, ..)`)
+    /// is that mapping alone.
+    fn mappings_at_offsets<X: Ext>(&self, st: &State<X>, at: &LocSet, regions: &dyn Regions, any_view: bool) -> LocSet {
         let mut views = LocSet::new();
         for l in at.iter() {
             if regions.mem_kind(l) != Some(MemKind::VmmMapping) {
                 continue;
             }
             let (view, root) = (regions.mapping(l), regions.root(l));
-            if view == root {
+            let anywhere = regions.at_unknown_offset(view) && (any_view || !st.mapped_may.contains(view));
+            if view == root || anywhere {
                 for v in st.mapped_may.iter().filter(|&v| regions.root(v) == root) {
                     views.insert(v);
                 }
@@ -396,7 +405,7 @@ impl Machine {
     /// are not known (an address the analysis cannot follow), to every mapping: a grant it
     /// cannot place must not leave a mapping looking inaccessible.
     pub fn set_access<X: Ext>(&self, st: &mut State<X>, at: &LocSet, regions: &dyn Regions) {
-        let mut views = self.mappings_at(st, at, regions);
+        let mut views = self.mappings_at_offsets(st, at, regions, false);
         if views.is_empty() {
             views = st.mapped_may.clone();
         }

@@ -38,6 +38,11 @@ pub trait Regions {
     fn mapping(&self, l: Loc) -> Loc {
         self.root(l)
     }
+    /// Whether the mapping `view` (see [`Regions::mapping`]) is at an offset of its reservation
+    /// the analysis does not know (`base + i * size`): it may be any view of the reservation.
+    fn at_unknown_offset(&self, _view: Loc) -> bool {
+        false
+    }
     /// Whether the memory at `l` is write-combined pinned memory (`CU_MEMHOSTALLOC_WRITECOMBINED`).
     fn write_combined(&self, _l: Loc) -> bool {
         false

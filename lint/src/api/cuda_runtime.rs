@@ -20,6 +20,26 @@ const fn freed_by(mem: u8, by: Allocator) -> Effect {
     FreedBy { mem, by }
 }
 
+const fn copy(dst: u8, src: u8, dir: Dir, stream: u8, is_async: bool) -> Effect {
+    Copy {
+        dst,
+        src,
+        dir,
+        stream,
+        is_async,
+    }
+}
+
+const fn memset(dst: u8, stream: u8, is_async: bool) -> Effect {
+    Memset { dst, stream, is_async }
+}
+
+macro_rules! result {
+    ($name:literal) => {
+        concat!("cudarc::runtime::result::", $name)
+    };
+}
+
 const DEVICE: Target = Target::Mem(MemKind::Device);
 const PINNED: Target = Target::Mem(MemKind::Pinned);
 const STREAM: Target = Target::Obj(ObjKind::Stream);
@@ -41,7 +61,70 @@ pub static FAMILY: ApiFamily = ApiFamily {
         error_type: "cudarc::runtime::sys::cudaError",
     },
     crates: &["cudarc", "cuda_runtime_sys", "cust_raw", "cuda_sys"],
-    functions: &[],
+    // cudarc::runtime::result: safe signatures over the same calls; results are returned, and
+    // host memory is a slice.
+    functions: &[
+        f(result!("device::reset"), &[SyncContext]),
+        f(result!("device::free"), &[freed_by(0, Allocator::Device), free(0)]),
+        f(
+            result!("stream::create"),
+            &[New(STREAM), NonBlocking { flags: Some(0) }],
+        ),
+        f(result!("stream::synchronize"), &[SyncStream(0)]),
+        f(result!("stream::destroy"), &[NoAccess]),
+        f(
+            result!("stream::wait_event"),
+            &[StreamWaitEvent { stream: 0, event: 1 }],
+        ),
+        f(result!("event::create"), &[New(EVENT)]),
+        f(result!("event::record"), &[RecordEvent { event: 0, stream: 1 }]),
+        f(result!("event::elapsed"), &[NoAccess]),
+        f(result!("event::destroy"), &[NoAccess]),
+        f(result!("malloc_sync"), &[New(DEVICE), AllocatedBy(Allocator::Device)]),
+        f(
+            result!("malloc_async"),
+            &[New(DEVICE), AllocatedOn(0), AllocatedBy(Allocator::Device)],
+        ),
+        f(result!("free_sync"), &[freed_by(0, Allocator::Device), free(0)]),
+        f(result!("memory_free"), &[freed_by(0, Allocator::Device), free(0)]),
+        f(
+            result!("free_async"),
+            &[freed_by(0, Allocator::Device), FreeOnStream { mem: 0, stream: 1 }],
+        ),
+        f(result!("memset_d8_async"), &[memset(0, 3, true)]),
+        f(
+            result!("memset_d8_sync"),
+            &[SyncStream(LEGACY), memset(0, LEGACY, false)],
+        ),
+        f(result!("memcpy_htod_async"), &[copy(0, 1, Dir::HostToDevice, 2, true)]),
+        f(result!("memcpy_dtoh_async"), &[copy(0, 1, Dir::DeviceToHost, 2, true)]),
+        f(
+            result!("memcpy_dtod_async"),
+            &[copy(0, 1, Dir::DeviceToDevice, 3, true)],
+        ),
+        f(
+            result!("memcpy_htod_sync"),
+            &[SyncStream(LEGACY), copy(0, 1, Dir::HostToDevice, LEGACY, false)],
+        ),
+        f(
+            result!("memcpy_dtoh_sync"),
+            &[SyncStream(LEGACY), copy(0, 1, Dir::DeviceToHost, LEGACY, false)],
+        ),
+        f(
+            result!("memcpy_dtod_sync"),
+            &[SyncStream(LEGACY), copy(0, 1, Dir::DeviceToDevice, LEGACY, false)],
+        ),
+        f(result!("mem_get_info"), &[NoAccess]),
+        f(result!("get_mem_info"), &[NoAccess]),
+        f(
+            result!("launch_kernel"),
+            &[Launch {
+                kernel: 0,
+                stream: 4,
+                args: 5,
+            }],
+        ),
+    ],
     types: &[handle(
         "cudarc::runtime::sys::CUevent_st",
         Target::Obj(ObjKind::Event),

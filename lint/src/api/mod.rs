@@ -183,7 +183,8 @@ pub enum Effect {
     /// (`Iterator::next` of a `Vec`'s `IntoIter` moves elements out; of `iter()`, it does not).
     ReadOwnedItems(Arg),
     /// The return value is an iterator over pairs of the items of the two arguments
-    /// (`Iterator::zip`): field 0 refers to what the first does, field 1 to the second's.
+    /// (`Iterator::zip`): field 0 refers to what the first does, field 1 to the second's. With
+    /// one argument (`Iterator::enumerate`), pairs of a count (field 0, no memory) and its items.
     Zip,
     /// Joins the thread of the join handle `Arg`: the return value is `Ok` of what its closure
     /// returned (`JoinHandle::join`).

@@ -222,9 +222,16 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
         id
     }
 
-    /// The value of type `ty` that a wrapper at `parent` holds (see [`Proj::Inside`]).
+    /// The value of type `ty` that a wrapper at `parent` holds (see [`Proj::Inside`]); for a
+    /// trait object, the value of one type that implements the trait (one location per type).
     pub fn inside(&mut self, parent: LocId, ty: Ty<'tcx>) -> LocId {
-        if let Some(&(_, id)) = self.get(parent).children.iter().find(|(p, _)| *p == Proj::Inside) {
+        let dyn_parent = self.get(parent).ty.is_some_and(|t| matches!(t.kind(), ty::Dynamic(..)));
+        if let Some(&(_, id)) = self
+            .get(parent)
+            .children
+            .iter()
+            .find(|&&(p, c)| p == Proj::Inside && (!dyn_parent || self.get(c).ty == Some(ty)))
+        {
             return id;
         }
         let p = self.get(parent);

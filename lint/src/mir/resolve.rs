@@ -343,7 +343,9 @@ impl<'tcx> Resolver<'tcx> {
             results.node_types().items().any(|(_, ty)| self.mentions_cuda(*ty))
                 || results.type_dependent_defs().items().any(|(_, res)| {
                     res.is_ok_and(|(_, did)| {
-                        self.is_cuda_api(did) || did.as_local().is_some_and(|local| self.touches_cuda(local))
+                        self.is_cuda_api(did)
+                            || did.as_local().is_some_and(|local| self.touches_cuda(local))
+                            || self.some_impl_touches_cuda(did)
                     })
                 })
         };
@@ -354,6 +356,23 @@ impl<'tcx> Resolver<'tcx> {
 }
 
 impl<'tcx> Resolver<'tcx> {
+    /// For a method of one of the crate's traits, whether an implementation of it in the crate
+    /// uses CUDA (a call through `dyn Trait` runs them: `Interp::dyn_dispatch`).
+    fn some_impl_touches_cuda(&self, method: DefId) -> bool {
+        let tcx = self.tcx;
+        let Some(trait_id) = tcx.trait_of_assoc(method).filter(|t| t.is_local()) else {
+            return false;
+        };
+        tcx.all_impls(trait_id).any(|imp| {
+            imp.as_local().is_some()
+                && tcx
+                    .impl_item_implementor_ids(imp)
+                    .get(&method)
+                    .and_then(|m| m.as_local())
+                    .is_some_and(|m| self.touches_cuda(m))
+        })
+    }
+
     /// What memory field `field` of variant `variant` of the crate's type `adt` holds, when it
     /// is a raw pointer every body that builds the type stores memory of one kind into: a
     /// method that reads `self.host` sees what the constructor allocated. Computed once per

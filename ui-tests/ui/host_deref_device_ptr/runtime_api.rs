@@ -80,4 +80,25 @@ fn ok_pointer_checked_and_freed() {
     }
 }
 
+// cudarc's `runtime::result` layer: `malloc_sync` is `cudaMalloc`. Pointer arithmetic on the
+// address (`wrapping_byte_add`, `is_null`) reads nothing; writing through it does.
+fn fires_result_malloc_sync_pointer_patched_on_the_host(count: u32) {
+    use cudarc::runtime::result;
+    unsafe {
+        if let Ok(dev) = result::malloc_sync(64) {
+            *(dev as *mut u32) = count; //~ host_deref_device_ptr
+        }
+    }
+}
+
+fn ok_result_malloc_sync_pointer_arithmetic(slot: usize) -> *mut std::ffi::c_void {
+    use cudarc::runtime::result;
+    unsafe {
+        match result::malloc_sync(1 << 20) {
+            Ok(dev) if !dev.is_null() => dev.wrapping_byte_add(slot * 256).byte_add(4),
+            _ => std::ptr::null_mut(),
+        }
+    }
+}
+
 fn main() {}

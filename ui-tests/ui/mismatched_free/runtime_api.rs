@@ -92,4 +92,24 @@ fn ok_malloc_async_memory_freed_with_cuda_free_after_a_sync(stream: cudaStream_t
     }
 }
 
+// cudarc's `runtime::result` layer wraps the same calls: `free_sync` is `cudaFree`.
+fn fires_result_free_sync_of_cuda_malloc_host_memory() {
+    use cudarc::runtime::result;
+    unsafe {
+        let mut host: *mut c_void = null_mut();
+        sys::cudaMallocHost(&mut host, BYTES);
+        let _ = result::free_sync(host);
+        //~^ mismatched_free
+    }
+}
+
+fn ok_result_malloc_sync_freed_with_free_sync() {
+    use cudarc::runtime::result;
+    unsafe {
+        if let Ok(dev) = result::malloc_sync(BYTES) {
+            let _ = result::free_sync(dev);
+        }
+    }
+}
+
 fn main() {}

@@ -115,4 +115,32 @@ fn fires_waiting_on_the_other_stream_of_an_array(ctx: &Context, host: &mut Pinne
     Ok(host.iter().sum()) //~ missing_sync
 }
 
+// `enumerate()` of a `zip`: each side still yields its own collection's items, and a buffer
+// handle's memory is apart per item too: launching on buffer k+1 while buffer k downloads is
+// no race.
+const BUCKETS_SRC: &str = r#"
+extern "C" __global__ void fill(float* bucket, unsigned window) { bucket[threadIdx.x] = window; }
+"#;
+
+fn ok_enumerated_zip_of_owned_buffers(
+    ctx: &Context,
+    compute: &Stream,
+    copy: &Stream,
+    dev: &[DeviceBuffer<f32>],
+    host: &mut [PinnedBuffer<f32>],
+    ready: &[cuda_lint_runtime::Event],
+) -> Result<(), Error> {
+    let k = &ctx.load_cuda(BUCKETS_SRC)?.function("fill")?;
+    for (w, ((d, h), ev)) in dev.iter().zip(host.iter_mut()).zip(ready).enumerate() {
+        let window = w as u32;
+        unsafe { compute.launch(k, cuda_lint_runtime::LaunchConfig::for_num_elems(256), &[d, &window])? };
+        compute.record_event(ev)?;
+        copy.wait_event(ev)?;
+        unsafe { copy.copy_dtoh_async(h, d)? };
+    }
+    copy.synchronize()?;
+    let _sums: Vec<f32> = host.iter().map(|h| h.iter().sum()).collect();
+    Ok(())
+}
+
 fn main() {}

@@ -60,4 +60,40 @@ impl Ring {
     }
 }
 
+// A function given the ring (not a method of it): its parameter holds what the one builder of
+// its type made, too.
+fn fires_function_given_the_ring(ring: &Ring) -> Result<(), Error> {
+    let cfg = LaunchConfig::for_num_elems(ring.out.len() as u32);
+    unsafe { ring.stream.launch(&ring.push, cfg, &[&ring.lo, &ring.hi, &ring.out]) } //~ unfenced_vmm_alias
+}
+
+fn ok_function_given_the_ring_uses_one_view(ring: &Ring) -> Result<(), Error> {
+    let cfg = LaunchConfig::for_num_elems(ring.out.len() as u32);
+    unsafe { ring.stream.launch(&ring.push, cfg, &[&ring.lo, &ring.lo, &ring.out]) }
+}
+
+// Two views on two streams, through two methods called one after the other.
+impl Ring {
+    fn write_lo(&self, other: &Stream) -> Result<(), Error> {
+        let cfg = LaunchConfig::for_num_elems(self.out.len() as u32);
+        unsafe { other.launch(&self.push_fenced, cfg, &[&self.lo, &self.lo, &self.out]) }
+    }
+
+    fn read_hi(&self) -> Result<(), Error> {
+        let cfg = LaunchConfig::for_num_elems(self.out.len() as u32);
+        unsafe { self.stream.launch(&self.push_fenced, cfg, &[&self.hi, &self.hi, &self.out]) }
+    }
+}
+
+fn fires_two_streams_given_the_ring(ring: &Ring, other: &Stream) -> Result<(), Error> {
+    ring.write_lo(other)?;
+    ring.read_hi() //~ unfenced_vmm_alias
+}
+
+fn ok_two_streams_synchronized(ring: &Ring, other: &Stream) -> Result<(), Error> {
+    ring.write_lo(other)?;
+    other.synchronize()?;
+    ring.read_hi()
+}
+
 fn main() {}

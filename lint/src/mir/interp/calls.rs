@@ -57,6 +57,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 self.apply(&call, entry.effects, ret_ty, state)
             } else if let Some(ret) = self.try_inline(&call, def_id, fargs, resolved, state) {
                 ret
+            } else if let Some(ret) = self.dyn_dispatch(&call, resolved, state) {
+                ret
             } else {
                 if self.rs.report_unknown && self.rs.is_cuda_crate(def_id.krate) && !self.reporting {
                     eprintln!(
@@ -391,6 +393,69 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             }
         }
         self.inline_body(call, callee, callee_args, &bindings, state)
+    }
+
+    /// A method called on a trait object (`stage.enqueue(..)` for a `Box<dyn Stage>`): each
+    /// implementation the crate has runs, on the value of its own type the object may be, and
+    /// their outcomes are joined as "may". `None` where the call is not one, or the trait has
+    /// no such implementation or too many to run.
+    fn dyn_dispatch(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        resolved: Option<Instance<'tcx>>,
+        state: &mut State,
+    ) -> Option<Val> {
+        let tcx = self.tcx;
+        let ty::InstanceKind::Virtual(method, _) = resolved?.def else {
+            return None;
+        };
+        let trait_id = tcx.trait_of_assoc(method)?;
+        let mut impls: Vec<(DefId, Ty<'tcx>)> = Vec::new();
+        for imp in tcx.all_impls(trait_id) {
+            if !imp.is_local() || tcx.generics_of(imp).count() > 0 {
+                continue;
+            }
+            let Some(&callee) = tcx.impl_item_implementor_ids(imp).get(&method) else {
+                continue;
+            };
+            impls.push((callee, tcx.type_of(imp).instantiate_identity().skip_normalization()));
+        }
+        if impls.is_empty() || impls.len() > MAX_DYN_IMPLS {
+            return None;
+        }
+        // The receiver (`&mut dyn Stage`) points to the object: each implementation sees the
+        // value of its own type there.
+        let objects = call.argvals.first()?.clone();
+        let f = call.f;
+        let mut joined: Option<State> = None;
+        let mut returned = LocSet::new();
+        for (callee, self_ty) in impls {
+            let mut receiver = LocSet::new();
+            for o in objects.iter() {
+                receiver.insert(self.locs.inside(o, self_ty));
+            }
+            let mut bindings: Vec<Binding> = vec![(1, receiver, None)];
+            for (i, (arg, vals)) in call.args.iter().zip(call.argvals).enumerate().skip(1) {
+                let src = self.arg_place_loc(f, &arg.node, state);
+                bindings.push((i + 1, vals.clone(), src));
+            }
+            let mut branch = state.clone();
+            let Some(ret) = self.inline_body(call, callee, None, &bindings, &mut branch) else {
+                // An implementation that cannot be run here: what it does is not known.
+                return None;
+            };
+            if let Val::Tree(_, vals) | Val::Set(vals) = ret {
+                returned.union_with(&vals);
+            }
+            match &mut joined {
+                Some(j) => {
+                    j.join(&branch);
+                }
+                None => joined = Some(branch),
+            }
+        }
+        *state = joined?;
+        Some(Val::Set(returned))
     }
 
     /// The fields of a tuple argument (a closure's arguments), as bindings of parameters 2, 3...
@@ -781,11 +846,13 @@ pub(super) enum Items {
     Fields(Vec<(Proj, LocSet)>),
 }
 
-/// Whether `ty` is `core::iter::Zip`.
+/// Whether `ty` is `core::iter::Zip` or `Enumerate`: an iterator of pairs whose sides are
+/// followed apart (see `Effect::Zip`).
 pub(super) fn is_zip(tcx: TyCtxt<'_>, ty: Ty<'_>) -> bool {
     match ty.kind() {
         ty::Adt(def, _) => {
-            tcx.item_name(def.did()).as_str() == "Zip" && tcx.crate_name(def.did().krate).as_str() == "core"
+            matches!(tcx.item_name(def.did()).as_str(), "Zip" | "Enumerate")
+                && tcx.crate_name(def.did().krate).as_str() == "core"
         }
         _ => false,
     }

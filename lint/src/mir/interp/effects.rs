@@ -376,7 +376,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                             src,
                         )
                     };
-                    let sides = vec![side(self, 0), side(self, 1)];
+                    // `enumerate()`: the count is field 0 and holds no memory.
+                    let sides = if call.args.len() == 1 {
+                        let (_, vals, src) = side(self, 0);
+                        vec![(Proj::Field(1), vals, src)]
+                    } else {
+                        vec![side(self, 0), side(self, 1)]
+                    };
                     return Val::Fields(sides);
                 }
                 Effect::Join(a) => {
@@ -1093,7 +1099,16 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             .iter()
             .filter(|op| self.enqueued_in(*op, f, &blocks))
             .collect();
-        for item in elements {
+        // A handle element (a `Vec<DeviceBuffer>`'s) owns the memory it refers to: one
+        // location for what the allocation site made for every element, apart per item too.
+        let mut apart = elements.clone();
+        for &element in &elements {
+            if matches!(self.locs.kind(element), LocKind::Handle(Target::Mem(_))) {
+                let held = self.read_value(state, element);
+                apart.extend(held.iter().filter(|&m| matches!(self.locs.kind(m), LocKind::Data(_))));
+            }
+        }
+        for item in apart {
             self.machine.next_item(&mut state.m, item, &started_in_loop);
             if !self.item_loops.iter().any(|(l, fr, _)| *l == item && *fr == f) {
                 self.item_loops.push((item, f, blocks.clone()));

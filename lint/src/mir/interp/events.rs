@@ -62,10 +62,14 @@ impl Regions for RegionsView<'_, '_, '_> {
         self.locs.mapping_view(l)
     }
 
+    fn at_unknown_offset(&self, view: LocId) -> bool {
+        let root = self.locs.data_root(view);
+        view != root && !self.locs.views(root).any(|(v, at)| v == view && at.is_some())
+    }
+
     fn physical(&self, mapping: LocId) -> Option<LocSet> {
         let root = self.locs.data_root(mapping);
-        let at_any_offset = mapping != root && !self.locs.views(root).any(|(v, at)| v == mapping && at.is_some());
-        if !at_any_offset {
+        if !self.at_unknown_offset(mapping) {
             let own = self.attrs.get(&mapping).map(|a| a.physical.clone());
             if own.as_ref().is_some_and(|p| !p.is_empty()) {
                 return own;
@@ -83,7 +87,10 @@ impl Regions for RegionsView<'_, '_, '_> {
         }
         // A view at an offset not known (`base + self.size`) is somewhere in its reservation:
         // it aliases another view only where the reservation maps one allocation at two places
-        // of its own (a mirrored ring buffer), and then with what is mapped twice.
+        // of its own (a mirrored ring buffer), and then with what is mapped twice. Mapping at
+        // such an offset what is also mapped at a known one (`cuMemMap(base, ..)` and
+        // `cuMemMap(base + size, ..)` of one handle) is such a second place; chunks mapped at
+        // computed offsets in a loop, each its own allocation, are not.
         let mut seen = LocSet::new();
         let mut twice = LocSet::new();
         for (view, at) in self.locs.views(root) {
@@ -97,6 +104,11 @@ impl Regions for RegionsView<'_, '_, '_> {
                     }
                 }
             }
+        }
+        if let Some(own) = self.attrs.get(&mapping) {
+            let mut also_known = own.physical.clone();
+            also_known.intersect_with(&seen);
+            twice.union_with(&also_known);
         }
         (!twice.is_empty()).then_some(twice)
     }

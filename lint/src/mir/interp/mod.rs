@@ -43,6 +43,8 @@ pub const MAX_INLINE_DEPTH: u32 = 3;
 const MAX_INLINE_STATEMENTS: usize = 4000;
 /// How deep drop glue is followed into fields of fields (each level may run a `Drop` impl).
 const MAX_DROP_NESTING: u32 = 4;
+/// A method called on a trait object runs each implementation the crate has, up to this many.
+const MAX_DYN_IMPLS: usize = 8;
 /// Array literals up to this length keep their elements apart (see `Rvalue::Aggregate`).
 const MAX_ARRAY_SLOTS: usize = 32;
 /// Statements interpreted per analysed body, inlined calls included, before giving up on it
@@ -119,6 +121,9 @@ enum Val {
     /// A copy of an aggregate at a location (its fields' values come along).
     Tree(LocId, LocSet),
 }
+
+/// The parameters of a body that `Interp::builder_context` builds, at most.
+const MAX_BUILT_PARAMS: usize = 4;
 
 pub struct Interp<'a, 'tcx> {
     rs: &'a Resolver<'tcx>,
@@ -215,25 +220,44 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         stores
     }
 
-    /// For a method of one of the crate's structs, the state its `self` is in after the one
-    /// function of the crate that builds the struct (`new`) ran: the memory, streams, modules
-    /// and VMM mappings its fields hold, as made there. The work the builder started is taken
-    /// as finished (a method is called later, after whatever the program does in between).
-    /// `None` where the struct has no builder, several, or one that cannot be run here.
+    /// The state a body's parameters are in where their type is one of the crate's structs
+    /// that one function of the crate builds (`new`): a method's `self`, or a `&Pipeline`
+    /// handed to a function, holds the memory, streams, modules and VMM mappings that builder
+    /// made (a value of the type comes from nowhere else). The work the builder started is taken
+    /// as finished (the body runs later, after whatever the program does in between). `None`
+    /// where no parameter is of such a type.
     fn builder_context(&mut self, def_id: LocalDefId) -> Option<State> {
         let tcx = self.tcx;
         let body = self.frames.first()?.body;
-        if body.arg_count == 0 || !tcx.def_kind(def_id).is_fn_like() {
+        if body.arg_count == 0 || !tcx.def_kind(def_id).is_fn_like() || tcx.is_closure_like(def_id.to_def_id()) {
             return None;
         }
-        let assoc = tcx.opt_associated_item(def_id.to_def_id())?;
-        if !assoc.is_method() {
+        let mut state = State::default();
+        let mut built = 0;
+        for param in 1..=body.arg_count.min(MAX_BUILT_PARAMS) {
+            let local = Local::from_usize(param);
+            built += usize::from(self.build_param(def_id, local, &mut state).is_some());
+        }
+        if built == 0 {
             return None;
         }
-        let self_ty = body.local_decls[Local::from_usize(1)].ty;
-        let (struct_ty, by_ref) = match self_ty.kind() {
+        self.machine.sync_all(&mut state.m);
+        // Another method may grant access to what the builder mapped (`new` maps, `init` grants):
+        // no access is claimed missing on the builder's word alone.
+        let mapped = state.m.mapped_may.clone();
+        self.machine.set_access(&mut state.m, &mapped, &self.regions());
+        Some(state)
+    }
+
+    /// Runs the one builder of the struct parameter `local` is (or points to), and copies what it
+    /// returned into the parameter (see `builder_context`).
+    fn build_param(&mut self, def_id: LocalDefId, local: Local, state: &mut State) -> Option<()> {
+        let tcx = self.tcx;
+        let body = self.frames.first()?.body;
+        let param_ty = body.local_decls[local].ty;
+        let (struct_ty, by_ref) = match param_ty.kind() {
             ty::Ref(_, t, _) => (*t, true),
-            _ => (self_ty, false),
+            _ => (param_ty, false),
         };
         let ty::Adt(adt, _) = struct_ty.kind() else {
             return None;
@@ -279,32 +303,26 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             argvals: &[],
             derefs_raw: false,
         };
-        let mut state = State::default();
-        let Some(Val::Tree(ret, _)) = self.inline_body(&call, builder_id, None, &[], &mut state) else {
+        let Some(Val::Tree(ret, _)) = self.inline_body(&call, builder_id, None, &[], state) else {
             return None;
         };
         let value = match payload {
             None => ret,
             Some(variant) => self.locs.child(ret, Proj::Variant(variant, 0)),
         };
-        self.machine.sync_all(&mut state.m);
-        // Another method may grant access to what the builder mapped (`new` maps, `init` grants):
-        // no access is claimed missing on the builder's word alone.
-        let mapped = state.m.mapped_may.clone();
-        self.machine.set_access(&mut state.m, &mapped, &self.regions());
-        // `self` (or what it points to) holds a copy of the built value, so that what its fields
-        // hold is named by the method's own paths (`self.host`).
-        let self_loc = self.local_loc(FrameId::ROOT, Local::from_usize(1));
+        // The parameter (or what it points to) holds a copy of the built value, so that what
+        // its fields hold is named by the body's own paths (`self.host`, `pipeline.stream`).
+        let param_loc = self.local_loc(FrameId::ROOT, local);
         let target = if by_ref {
-            self.locs.child(self_loc, Proj::Deref)
+            self.locs.child(param_loc, Proj::Deref)
         } else {
-            self_loc
+            param_loc
         };
-        self.copy_tree(&mut state, value, target, 4);
+        self.copy_tree(state, value, target, 4);
         if by_ref {
-            state.values.insert(self_loc, LocSet::single(target));
+            state.values.insert(param_loc, LocSet::single(target));
         }
-        Some(state)
+        Some(())
     }
 
     /// Analyses one body of the crate and returns what it found.
