@@ -211,7 +211,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
             &[SyncStream(LEGACY), copy_blocking(0, 1, Dir::DeviceToDevice)],
         ),
         f(result!("mem_get_info"), &[NoAccess]),
-        f(result!("module::load_data"), &[New(Target::Obj(ObjKind::Module))]),
+        f(result!("module::load_data"), &[LoadModule(0)]),
         f(result!("module::load"), &[New(Target::Obj(ObjKind::Module))]),
         f(result!("module::get_function"), &[GetFunction { module: 0, name: 1 }]),
         f(result!("module::unload"), &[NoAccess]),
@@ -471,8 +471,9 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("cuEventElapsedTime_v2", &[NoAccess]),
         f("cuEventDestroy_v2", &[NoAccess]),
         // Modules and launches.
-        f("cuModuleLoadData", &[out(0, Target::Obj(ObjKind::Module))]),
-        f("cuModuleLoadDataEx", &[out(0, Target::Obj(ObjKind::Module))]),
+        // The image is PTX text (`compile_ptx(src)?.to_src()`): the module's source, when followed.
+        f("cuModuleLoadData", &[LoadModule(1), RetInto(0)]),
+        f("cuModuleLoadDataEx", &[LoadModule(1), RetInto(0)]),
         f("cuModuleLoad", &[out(0, Target::Obj(ObjKind::Module))]),
         f("cuModuleUnload", &[NoAccess]),
         // The address of a module's `__device__` variable.

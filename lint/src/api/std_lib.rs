@@ -132,6 +132,9 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("alloc::vec::Vec::as_ptr", &[Derive(0)]),
         f("alloc::vec::Vec::as_mut_ptr", &[Derive(0)]),
         f("str::as_bytes", &[Derive(0)]),
+        // C strings: the same text (a kernel's PTX handed to `cuModuleLoadData`).
+        f("alloc::ffi::c_str::CString::new", &[Transparent]),
+        f("core::ffi::c_str::CStr::as_ptr", &[Derive(0)]),
         f("str::as_ptr", &[Derive(0)]),
         f("alloc::string::String::as_bytes", &[Derive(0)]),
         f("alloc::string::String::as_str", &[Derive(0)]),
@@ -252,6 +255,23 @@ pub static FAMILY: ApiFamily = ApiFamily {
             "alloc::collections::vec_deque::VecDeque::push_front",
             &[Push { vec: 0, value: 1 }],
         ),
+        // Maps and sets: the value moves in; nothing is read through it.
+        f(
+            "std::collections::hash::map::HashMap::insert",
+            &[Push { vec: 0, value: 2 }],
+        ),
+        f(
+            "alloc::collections::btree::map::BTreeMap::insert",
+            &[Push { vec: 0, value: 2 }],
+        ),
+        f(
+            "std::collections::hash::set::HashSet::insert",
+            &[Push { vec: 0, value: 1 }],
+        ),
+        f(
+            "alloc::collections::btree::set::BTreeSet::insert",
+            &[Push { vec: 0, value: 1 }],
+        ),
         // ... and an element taken out is what was pushed (a pool hands its buffers out again).
         f("alloc::vec::Vec::pop", &[Element(0)]),
         f("alloc::vec::Vec::remove", &[Element(0)]),
@@ -259,6 +279,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("alloc::collections::vec_deque::VecDeque::pop_front", &[Element(0)]),
         f("alloc::collections::vec_deque::VecDeque::pop_back", &[Element(0)]),
         f("alloc::collections::vec_deque::VecDeque::remove", &[Element(0)]),
+        f("std::collections::hash::map::HashMap::remove", &[Element(0)]),
+        f("alloc::collections::btree::map::BTreeMap::remove", &[Element(0)]),
         // Threads: the closure runs (here, as far as the analysis is concerned); joining hands
         // back what it returned. Joining waits for the thread, not for the work it enqueued.
         f("std::thread::functions::spawn", &[Spawn(0)]),

@@ -368,4 +368,17 @@ fn ok_two_handles_of_one_context_share_the_null_stream() -> Result<(), DriverErr
     s2.synchronize()
 }
 
+// Moving the buffer into a map moves its handle: nothing reads the memory the copy writes.
+fn ok_pinned_slice_moved_into_a_map_while_the_copy_runs(
+    spilled: &mut std::collections::HashMap<u64, PinnedHostSlice<f32>>,
+) -> Result<(), DriverError> {
+    let ctx = CudaContext::new(0)?;
+    let stream = ctx.new_stream()?;
+    let dev = stream.alloc_zeros::<f32>(N)?;
+    let mut host = unsafe { ctx.alloc_pinned::<f32>(N)? };
+    stream.memcpy_dtoh(&dev, &mut host)?;
+    spilled.insert(7, host);
+    Ok(())
+}
+
 fn main() {}

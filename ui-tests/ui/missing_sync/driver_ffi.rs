@@ -299,4 +299,48 @@ fn ok_registered_vec_read_after_synchronize() -> f32 {
     }
 }
 
+// The kernel's PTX handed to `cuModuleLoadData` as a C string (`compile_ptx(src)?.to_src()`),
+// its name as a C string literal: the source is followed, so what the kernel writes is known.
+// A blocking copy on the legacy stream does not wait for a non-blocking stream's kernel.
+const WRITE_SRC: &str = r#"
+extern "C" __global__ void count(unsigned* out) { out[threadIdx.x] = 1u; }
+"#;
+
+fn fires_blocking_copy_after_a_kernel_loaded_from_a_c_string() -> Result<(), Box<dyn std::error::Error>> {
+    let image = std::ffi::CString::new(cudarc::nvrtc::compile_ptx(WRITE_SRC)?.to_src())?;
+    let (mut module, mut func, mut stream) = (null_mut(), null_mut(), null_mut());
+    let mut out = 0;
+    unsafe {
+        sys::cuModuleLoadData(&mut module, image.as_ptr() as *const c_void).result()?;
+        sys::cuModuleGetFunction(&mut func, module, c"count".as_ptr()).result()?;
+        sys::cuStreamCreate(&mut stream, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32).result()?;
+        sys::cuMemAlloc_v2(&mut out, 128).result()?;
+        let mut arg = out;
+        let mut params = [&mut arg as *mut u64 as *mut c_void];
+        sys::cuLaunchKernel(func, 1, 1, 1, 32, 1, 1, 0, stream, params.as_mut_ptr(), null_mut()).result()?;
+        let mut host = [0u32; 32];
+        sys::cuMemcpyDtoH_v2(host.as_mut_ptr() as *mut c_void, out, 128).result()?; //~ missing_sync
+    }
+    Ok(())
+}
+
+fn ok_blocking_copy_after_the_stream_is_synchronized() -> Result<(), Box<dyn std::error::Error>> {
+    let image = std::ffi::CString::new(cudarc::nvrtc::compile_ptx(WRITE_SRC)?.to_src())?;
+    let (mut module, mut func, mut stream) = (null_mut(), null_mut(), null_mut());
+    let mut out = 0;
+    unsafe {
+        sys::cuModuleLoadData(&mut module, image.as_ptr() as *const c_void).result()?;
+        sys::cuModuleGetFunction(&mut func, module, c"count".as_ptr()).result()?;
+        sys::cuStreamCreate(&mut stream, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32).result()?;
+        sys::cuMemAlloc_v2(&mut out, 128).result()?;
+        let mut arg = out;
+        let mut params = [&mut arg as *mut u64 as *mut c_void];
+        sys::cuLaunchKernel(func, 1, 1, 1, 32, 1, 1, 0, stream, params.as_mut_ptr(), null_mut()).result()?;
+        sys::cuStreamSynchronize(stream).result()?;
+        let mut host = [0u32; 32];
+        sys::cuMemcpyDtoH_v2(host.as_mut_ptr() as *mut c_void, out, 128).result()?;
+    }
+    Ok(())
+}
+
 fn main() {}

@@ -143,4 +143,59 @@ fn ok_enumerated_zip_of_owned_buffers(
     Ok(())
 }
 
+// A double buffer of two slots built apart (`[mk()?, mk()?]`), picked by `i % 2`: each slot's
+// event is waited for before that slot is refilled, and `filter` gets a reference to each
+// slot (`&&mut Slot`), whose flag it reads.
+struct Slot {
+    stream: Stream,
+    done: cuda_lint_runtime::Event,
+    host_in: PinnedBuffer<f32>,
+    dev_in: DeviceBuffer<f32>,
+    pending: Option<usize>,
+}
+
+struct DoubleBuffer {
+    slots: [Slot; 2],
+}
+
+impl DoubleBuffer {
+    fn new(ctx: &Context, n: usize) -> Result<DoubleBuffer, Error> {
+        let mk = || -> Result<Slot, Error> {
+            Ok(Slot {
+                stream: ctx.new_stream()?,
+                done: ctx.new_event()?,
+                host_in: ctx.alloc_pinned(n)?,
+                dev_in: ctx.alloc(n)?,
+                pending: None,
+            })
+        };
+        Ok(DoubleBuffer { slots: [mk()?, mk()?] })
+    }
+
+    fn ok_each_slot_waited_before_it_is_refilled(&mut self, input: &[Vec<f32>]) -> Result<(), Error> {
+        for (i, batch) in input.iter().enumerate() {
+            let slot = &mut self.slots[i % 2];
+            slot.done.synchronize()?;
+            slot.host_in[..batch.len()].copy_from_slice(batch);
+            unsafe { slot.stream.copy_htod_async(&mut slot.dev_in, &slot.host_in)? };
+            slot.stream.record_event(&slot.done)?;
+            slot.pending = Some(i);
+        }
+        let tail: Vec<&mut Slot> = self.slots.iter_mut().filter(|s| s.pending.is_some()).collect();
+        for slot in tail {
+            slot.done.synchronize()?;
+        }
+        Ok(())
+    }
+
+    fn fires_slot_refilled_without_waiting(&mut self, input: &[Vec<f32>]) -> Result<(), Error> {
+        for (i, batch) in input.iter().enumerate() {
+            let slot = &mut self.slots[i % 2];
+            slot.host_in[..batch.len()].copy_from_slice(batch); //~ missing_sync
+            unsafe { slot.stream.copy_htod_async(&mut slot.dev_in, &slot.host_in)? };
+        }
+        Ok(())
+    }
+}
+
 fn main() {}

@@ -442,7 +442,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(nvrtc!("Ptx::from_src"), &[CompileSource(0)]),
         f(nvrtc!("Ptx::from_file"), &[New(Target::Obj(ObjKind::Module))]),
         f(nvrtc!("Ptx::from_binary"), &[New(Target::Obj(ObjKind::Module))]),
-        f(nvrtc!("Ptx::to_src"), &[NoAccess]),
+        // The PTX text: it is the module's source, wherever it is loaded (`cuModuleLoadData`).
+        f(nvrtc!("Ptx::to_src"), &[Derive(0)]),
     ],
     types: &[
         handle(core!("CudaContext"), Target::Obj(ObjKind::Context), None),

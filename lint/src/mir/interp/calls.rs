@@ -634,6 +634,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 // item of the iterator it is called on.
                 match items {
                     Items::Whole(vals) => bindings.push((param, vals, None)),
+                    Items::Held(holder, items) => {
+                        state.values.insert(holder, items);
+                        bindings.push((param, LocSet::single(holder), None));
+                    }
                     Items::Fields(per_field) => {
                         fields.extend(per_field.into_iter().map(|(proj, vals)| (param, proj, vals)));
                     }
@@ -748,6 +752,16 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             }
             _ => call.argvals.first()?.clone(),
         };
+        // `filter(|s| ..)`, `find`, `position`...: the closure gets a reference to the item
+        // (`&&mut Slot`), which points at where the iterator holds it.
+        if let ty::Ref(_, item_ty, _) = param_ty.kind()
+            && matches!(item_ty.kind(), ty::Ref(..) | ty::RawPtr(..))
+            && let Some(recv) = receiver_loc
+        {
+            let items = self.narrow_item(state, &vals, *item_ty);
+            let holder = self.locs.child(recv, Proj::Index);
+            return Some((param, Items::Held(holder, items)));
+        }
         Some((param, Items::Whole(self.narrow_item(state, &vals, param_ty))))
     }
 
@@ -844,6 +858,9 @@ pub(super) enum Items {
     Whole(LocSet),
     /// A tuple's fields (a `zip`'s two sides).
     Fields(Vec<(Proj, LocSet)>),
+    /// A reference to the item (`filter`'s `&&mut T`): where the iterator holds it, and the
+    /// items held there.
+    Held(LocId, LocSet),
 }
 
 /// Whether `ty` is `core::iter::Zip` or `Enumerate`: an iterator of pairs whose sides are

@@ -1297,12 +1297,16 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 
     /// Whether a location holds fields worth copying one by one when it is moved: a struct,
     /// tuple, closure or array, or a variant's field whose type the path does not tell.
+    /// An array on the stack is memory too (a copy may read it), and its elements (a `[Slot; 2]`
+    /// built from two `Slot`s) are kept the same way.
     fn is_aggregate(&self, loc: LocId) -> bool {
         let data = self.locs.get(loc);
-        matches!(data.kind, LocKind::Plain)
-            && data
-                .ty
-                .is_none_or(|t| matches!(t.kind(), ty::Adt(..) | ty::Tuple(_) | ty::Closure(..) | ty::Array(..)))
+        let array = data.ty.is_some_and(|t| matches!(t.kind(), ty::Array(..)));
+        array
+            || matches!(data.kind, LocKind::Plain)
+                && data
+                    .ty
+                    .is_none_or(|t| matches!(t.kind(), ty::Adt(..) | ty::Tuple(_) | ty::Closure(..)))
     }
 
     fn assign(&mut self, f: FrameId, place: Place<'tcx>, val: Val, si: SourceInfo, state: &mut State) {
@@ -1328,7 +1332,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         let child = self.locs.child(dest, *proj);
                         let strong_field = strong && *proj != Proj::Index;
                         if let Some(src) = src {
-                            self.copy_tree(state, *src, child, 3);
+                            self.copy_tree_into(state, *src, child, 3, *proj == Proj::Index);
                             // An enum moved into a field keeps its variant.
                             if strong_field {
                                 let known = state.variants.get(src).copied();
@@ -1525,14 +1529,26 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// Copies the values of `src`'s fields to the same fields of `dest`.
     /// Whether a field of the aggregate at `loc` holds a value of the state.
     pub(super) fn fields_hold_values(&self, loc: LocId, state: &State) -> bool {
-        self.locs
-            .get(loc)
-            .children
-            .iter()
-            .any(|&(p, child)| p != Proj::Deref && state.values.get(&child).is_some())
+        self.descendants_hold_values(loc, state, 3)
+    }
+
+    /// Whether a field of `loc`, or a field of one (an array of structs: its elements'
+    /// fields), holds a value of its own.
+    fn descendants_hold_values(&self, loc: LocId, state: &State, depth: u32) -> bool {
+        depth > 0
+            && self.locs.get(loc).children.iter().any(|&(p, child)| {
+                p != Proj::Deref
+                    && (state.values.get(&child).is_some() || self.descendants_hold_values(child, state, depth - 1))
+            })
     }
 
     fn copy_tree(&mut self, state: &mut State, src: LocId, dest: LocId, depth: u32) {
+        self.copy_tree_into(state, src, dest, depth, false);
+    }
+
+    /// [`Self::copy_tree`]; with `merge`, what `dest`'s fields held is kept beside what `src`'s
+    /// hold (the element of an array literal stands for each of its elements).
+    fn copy_tree_into(&mut self, state: &mut State, src: LocId, dest: LocId, depth: u32, merge: bool) {
         if depth == 0 || src == dest {
             return;
         }
@@ -1542,14 +1558,18 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 continue;
             }
             let target = self.locs.child(dest, proj);
-            if let Some(v) = state.values.get(&child).cloned() {
-                state.values.insert(target, v);
-            } else if let Some(v) = self.own_target(child) {
+            let v = state.values.get(&child).cloned().or_else(|| {
                 // A handle or pointer moved with its aggregate still refers to what it did
                 // (a parameter's field: its own symbolic target).
+                self.own_target(child)
+            });
+            if let Some(mut v) = v {
+                if merge && let Some(held) = state.values.get(&target) {
+                    v.union_with(held);
+                }
                 state.values.insert(target, v);
             }
-            self.copy_tree(state, child, target, depth - 1);
+            self.copy_tree_into(state, child, target, depth - 1, merge);
         }
     }
 }
@@ -1853,6 +1873,8 @@ fn const_strs_of<'tcx>(
     const_values_of(tcx, typing_env, body, op, depth, &|tcx, env, c| {
         let value = c.const_.eval(tcx, env, c.span).ok()?;
         let bytes = value.try_get_slice_bytes_for_diagnostics(tcx)?;
+        // A C string literal (`c"name"`) ends in its NUL.
+        let bytes = bytes.strip_suffix(&[0]).unwrap_or(bytes);
         String::from_utf8(bytes.to_vec()).ok()
     })
 }
@@ -1978,6 +2000,40 @@ fn const_values_of<'tcx, T: PartialEq>(
                         if !out.contains(&s) {
                             out.push(s);
                         }
+                    }
+                }
+            }
+            // A view of a constant made by a call (`c"name".as_ptr()`, `s.as_bytes()`).
+            for data in body.basic_blocks.iter() {
+                let TerminatorKind::Call {
+                    func,
+                    args,
+                    destination,
+                    ..
+                } = &data.terminator().kind
+                else {
+                    continue;
+                };
+                if destination.local != place.local {
+                    continue;
+                }
+                assigned = true;
+                let viewed = match (func.const_fn_def(), args.first()) {
+                    (Some((def_id, _)), Some(arg))
+                        if destination.projection.is_empty()
+                            && matches!(tcx.crate_name(def_id.krate).as_str(), "core" | "alloc" | "std")
+                            && matches!(
+                                tcx.item_name(def_id).as_str(),
+                                "as_ptr" | "deref" | "as_c_str" | "as_bytes" | "as_str"
+                            ) =>
+                    {
+                        const_values_of(tcx, typing_env, body, &arg.node, depth - 1, eval)
+                    }
+                    _ => None,
+                }?;
+                for s in viewed {
+                    if !out.contains(&s) {
+                        out.push(s);
                     }
                 }
             }
