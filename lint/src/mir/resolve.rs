@@ -40,6 +40,14 @@ pub struct Resolver<'tcx> {
     touches: RefCell<FxHashMap<LocalDefId, bool>>,
     mentions: RefCell<FxHashMap<Ty<'tcx>, bool>>,
     visiting: RefCell<FxHashSet<LocalDefId>>,
+    /// How many times `touches_cuda` answered before knowing (recursion, a cut chain): an
+    /// answer reached meanwhile is not final.
+    cut: std::cell::Cell<u32>,
+    /// For methods of the crate's traits: whether an implementation uses CUDA.
+    impl_touches: RefCell<FxHashMap<DefId, bool>>,
+    /// The crate's definitions that own a body, made when first asked (a set: asking HIR for
+    /// each body is costly in a large crate).
+    body_owners: std::cell::OnceCell<FxHashSet<LocalDefId>>,
     /// The crate's functions some body of the crate calls (or names), made when first asked.
     called: std::cell::OnceCell<FxHashSet<DefId>>,
     /// The bodies that build each of the crate's own types (`Readout { host, .. }`), made when
@@ -86,6 +94,9 @@ impl<'tcx> Resolver<'tcx> {
             touches: RefCell::default(),
             mentions: RefCell::default(),
             visiting: RefCell::default(),
+            cut: std::cell::Cell::new(0),
+            impl_touches: RefCell::default(),
+            body_owners: std::cell::OnceCell::new(),
             called: std::cell::OnceCell::new(),
             builders: std::cell::OnceCell::new(),
             field_memory: RefCell::default(),
@@ -277,16 +288,12 @@ impl<'tcx> Resolver<'tcx> {
         if let Some(&known) = self.mentions.borrow().get(&ty) {
             return known;
         }
+        let cut_before = self.cut.get();
         let mentions = self.walk_mentions_cuda(ty);
-        // What a local function's type says depends on the bodies being visited (recursion
-        // answers `false` for now), as does a local type with its own `Drop` (its body): only
-        // the other types are remembered.
-        let local_fn = ty.walk().any(|arg| {
-            matches!(arg.as_type().map(Ty::kind), Some(ty::FnDef(d, _) | ty::Closure(d, _)) if d.is_local())
-                || matches!(arg.as_type().map(Ty::kind),
-                    Some(ty::Adt(def, _)) if def.did().is_local() && self.tcx.adt_destructor(def.did()).is_some())
-        });
-        if !local_fn {
+        // What a local function's type says depends on the bodies it reaches: where one of them
+        // was being visited (recursion answers `false` for now) or the chain was cut, the
+        // answer is not final and is not remembered.
+        if self.cut.get() == cut_before {
             self.mentions.borrow_mut().insert(ty, mentions);
         }
         mentions
@@ -331,13 +338,20 @@ impl<'tcx> Resolver<'tcx> {
         // A chain of calls deeper than this is cut (not cached: the answer is partial), so no
         // crate's call graph can exhaust the stack.
         if self.visiting.borrow().len() >= MAX_CALL_CHAIN {
+            self.cut.set(self.cut.get() + 1);
             return false;
         }
         if !self.visiting.borrow_mut().insert(def_id) {
-            return false; // recursion: the answer comes from the outer call
+            // Recursion: the answer comes from the outer call.
+            self.cut.set(self.cut.get() + 1);
+            return false;
         }
         let tcx = self.tcx;
-        let touches = tcx.hir_maybe_body_owned_by(def_id).is_some() && {
+        let has_body = self
+            .body_owners
+            .get_or_init(|| tcx.hir_body_owners().collect())
+            .contains(&def_id);
+        let touches = has_body && {
             let results = tcx.typeck(def_id);
             // Order does not matter for `any`: no sorting (this runs on every body of the crate).
             results.node_types().items().any(|(_, ty)| self.mentions_cuda(*ty))
@@ -359,10 +373,23 @@ impl<'tcx> Resolver<'tcx> {
     /// For a method of one of the crate's traits, whether an implementation of it in the crate
     /// uses CUDA (a call through `dyn Trait` runs them: `Interp::dyn_dispatch`).
     fn some_impl_touches_cuda(&self, method: DefId) -> bool {
+        if let Some(&known) = self.impl_touches.borrow().get(&method) {
+            return known;
+        }
         let tcx = self.tcx;
-        let Some(trait_id) = tcx.trait_of_assoc(method).filter(|t| t.is_local()) else {
-            return false;
-        };
+        let cut_before = self.cut.get();
+        let touches = tcx
+            .trait_of_assoc(method)
+            .filter(|t| t.is_local())
+            .is_some_and(|trait_id| self.impls_touch_cuda(trait_id, method));
+        if self.cut.get() == cut_before {
+            self.impl_touches.borrow_mut().insert(method, touches);
+        }
+        touches
+    }
+
+    fn impls_touch_cuda(&self, trait_id: DefId, method: DefId) -> bool {
+        let tcx = self.tcx;
         tcx.all_impls(trait_id).any(|imp| {
             imp.as_local().is_some()
                 && tcx
