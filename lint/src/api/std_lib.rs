@@ -175,6 +175,9 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("core::result::Result::unwrap", &[Transparent]),
         f("core::result::Result::expect", &[Transparent]),
         f("core::result::Result::ok", &[Transparent]),
+        // The `Ok` value moves through an error conversion unchanged (`new(..).map_err(..)?`).
+        f("core::result::Result::map_err", &[Transparent]),
+        f("core::result::Result::inspect_err", &[Transparent]),
         f("core::option::Option::unwrap", &[Transparent]),
         f("core::option::Option::expect", &[Transparent]),
         // Moves through an `Option` or a `&mut` place: what was there comes out, fields and all.

@@ -19,11 +19,37 @@ pub struct State {
     /// known (an enum assigned or moved whole): a `match` on it takes only those arms. No
     /// entry: any variant.
     pub variants: std::collections::BTreeMap<cuda_lint_machine::Loc, u64>,
+    /// For an enum whose variant was set here (`slot.done = Some(event)`, `take()` leaving
+    /// `None`): per variant, the operations that may be running on the paths where it is that
+    /// variant (those running when it was set, and those started since). A `match` on it
+    /// finishes the others on the arm of that variant: on the first turn of a loop, where
+    /// `slot.done` is still `None`, no copy of the slot is running yet. A path that sets no
+    /// variant of it stands for every variant with all its running operations.
+    pub running_when: std::collections::BTreeMap<cuda_lint_machine::Loc, VariantOps>,
+}
+
+/// Operations that may be running, per variant index (see [`State::running_when`]); under
+/// [`ANY_VARIANT`], on paths where the variant is not known.
+pub type VariantOps = std::collections::BTreeMap<u32, cuda_lint_machine::OpSet>;
+
+/// The key of [`VariantOps`] for paths where the enum may be any variant.
+pub const ANY_VARIANT: u32 = u32::MAX;
+
+/// What may be running where the enum is variant `v`.
+pub fn running_if(per_variant: &VariantOps, v: u32) -> cuda_lint_machine::OpSet {
+    let mut ops = per_variant.get(&v).cloned().unwrap_or_default();
+    if v != ANY_VARIANT
+        && let Some(any) = per_variant.get(&ANY_VARIANT)
+    {
+        ops.union_with(any);
+    }
+    ops
 }
 
 impl State {
     /// Joins `other` into `self` at a control-flow merge; true if `self` changed.
     pub fn join(&mut self, other: &State) -> bool {
+        let mine_before = self.m.inflight_may.clone();
         let mut changed = self.values.join(&other.values);
         changed |= self.m.join(&other.m);
         // Known on both sides: either; on one side only: any.
@@ -34,6 +60,31 @@ impl State {
             let joined = *v | other.variants[l];
             changed |= joined != *v;
             *v = joined;
+        }
+        // Per variant, what may run on either side where it is that variant; a side that set
+        // none stands for any variant with everything it may run.
+        let keys: std::collections::BTreeSet<cuda_lint_machine::Loc> = self
+            .running_when
+            .keys()
+            .chain(other.running_when.keys())
+            .copied()
+            .collect();
+        for l in keys {
+            let any_mine = VariantOps::from([(ANY_VARIANT, mine_before.clone())]);
+            let any_theirs = VariantOps::from([(ANY_VARIANT, other.m.inflight_may.clone())]);
+            let theirs = other.running_when.get(&l).unwrap_or(&any_theirs);
+            let mine = self.running_when.entry(l).or_insert(any_mine);
+            let variants: Vec<u32> = mine.keys().chain(theirs.keys()).copied().collect();
+            let mut joined = VariantOps::new();
+            for v in variants {
+                let mut ops = running_if(mine, v);
+                ops.union_with(&running_if(theirs, v));
+                joined.insert(v, ops);
+            }
+            if *mine != joined {
+                *mine = joined;
+                changed = true;
+            }
         }
         if self.returning_error && !other.returning_error {
             self.returning_error = false;

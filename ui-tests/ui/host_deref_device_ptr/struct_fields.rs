@@ -126,4 +126,44 @@ fn ok_managed_field_read_after_sync(ctx: &Context, s: &Stream) -> Result<f32, Er
     Ok(stats.sums[0])
 }
 
+// A worker built in a thread and handed batches in a loop (`mem::take` of the pending list):
+// its readback buffer is pinned host memory, read after the stream is synchronized, and never
+// one of the device buffers beside it, however the analysis holds the struct.
+struct Worker {
+    stream: Stream,
+    output: DeviceBuffer<f32>,
+    readback: cuda_lint_runtime::PinnedBuffer<f32>,
+}
+
+impl Worker {
+    fn new(ctx: &Context) -> Result<Worker, Error> {
+        Ok(Worker { stream: ctx.new_stream()?, output: ctx.alloc(256)?, readback: ctx.alloc_pinned(256)? })
+    }
+
+    fn run_batch(&mut self, batch: Vec<f32>) -> Result<f32, Error> {
+        unsafe { self.stream.copy_dtoh_async(&mut self.readback, &self.output)? };
+        self.stream.synchronize()?;
+        let mut total = 0.0;
+        for (x, &y) in batch.iter().zip(self.readback.iter()) {
+            total += x * y;
+        }
+        Ok(total)
+    }
+}
+
+fn ok_worker_thread_reads_its_pinned_readback(
+    ctx: Context,
+    rx: std::sync::mpsc::Receiver<f32>,
+) -> std::thread::JoinHandle<Result<(), String>> {
+    std::thread::spawn(move || {
+        let mut worker = Worker::new(&ctx).map_err(|e| e.to_string())?;
+        let mut pending = Vec::new();
+        while let Ok(first) = rx.recv() {
+            pending.push(first);
+            worker.run_batch(std::mem::take(&mut pending)).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    })
+}
+
 fn main() {}

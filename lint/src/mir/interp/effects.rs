@@ -1878,6 +1878,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         });
         self.emit(call.f, call.span, call.si, Event::Enqueue { op: id }, state);
         self.machine.start(&mut state.m, id);
+        // Running now, whatever variant any enum is (see `State::running_when`).
+        for per_variant in state.running_when.values_mut() {
+            for ops in per_variant.values_mut() {
+                ops.insert(id);
+            }
+        }
         if let Some((call_tracking, tracked)) = tracking {
             cudarc::after_enqueue(&mut self.machine, &mut state.m, id, call_tracking, tracked);
         }

@@ -168,6 +168,9 @@ pub struct Interp<'a, 'tcx> {
     map_status: map_status::MapStatuses,
     /// Set by the block just run: the successor on which a map it tested failed.
     failed_map_edge: Option<(BasicBlock, LocSet)>,
+    /// Set by the block just run: the arms of a `match` on an enum and what may run in each
+    /// (see `State::running_when`).
+    arm_not_running: Vec<(BasicBlock, OpSet)>,
     /// Whether the body analysed is test code (see `resolve::is_test_code`).
     in_test: bool,
     /// What a call that moves a value out of a place leaves there, stored after the call's
@@ -379,6 +382,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             mapped_by_call: None,
             map_status: FxHashMap::default(),
             failed_map_edge: None,
+            arm_not_running: Vec::new(),
             in_test: crate::mir::resolve::is_test_code(tcx, def_id),
             pending_store: None,
             discriminants: FxHashMap::default(),
@@ -450,6 +454,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 },
                 Next::Blocks(succs) => {
                     let failed_map = self.failed_map_edge.take();
+                    let arm_not_running = std::mem::take(&mut self.arm_not_running);
                     for succ in succs {
                         // Where a map the block tested failed, its mappings are not mapped.
                         let failed_state;
@@ -461,6 +466,20 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                                 &failed_state
                             }
                             _ => &state,
+                        };
+                        // The arm of a variant: only what may run where the enum is that
+                        // variant may run here.
+                        let arm_state;
+                        let out = match arm_not_running.iter().find(|(bb, _)| *bb == succ) {
+                            Some((_, ops)) => {
+                                let mut s = out.clone();
+                                let not_running: OpSet =
+                                    s.m.inflight_may.iter().filter(|op| !ops.contains(*op)).collect();
+                                s.m.finish(&not_running);
+                                arm_state = s;
+                                &arm_state
+                            }
+                            None => out,
                         };
                         let changed = match &mut ins[succ] {
                             Some(s) => s.join(out),
@@ -540,6 +559,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             TerminatorKind::Drop { place, .. } => self.drop_place(f, bb, *place, term.source_info, state),
             TerminatorKind::SwitchInt { discr, targets } => {
                 self.failed_map_edge = self.failed_map_edge(f, discr, targets);
+                self.arm_not_running = self.arm_not_running(f, discr, targets, state);
+                if trace && !self.arm_not_running.is_empty() {
+                    eprintln!("      arms and what may run there: {:?}", self.arm_not_running);
+                }
                 let ruled_out = self.ruled_out_arms(f, discr, targets, state);
                 if !ruled_out.is_empty() {
                     if trace {
@@ -705,12 +728,25 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 {
                     return LocSet::new();
                 }
-                return v.clone();
+                return self.of_handle_kind(loc, v);
             }
             cur = parent;
         }
         // Its own symbolic target.
         self.own_target(loc).unwrap_or_default()
+    }
+
+    /// Of what an aggregate stored as a whole refers to, what a handle field of it can refer to:
+    /// memory of the handle's kind (a `PinnedHostSlice` field, pinned memory), objects of its
+    /// kind; all of it for other fields, or where none is of that kind.
+    fn of_handle_kind(&self, field: LocId, whole: &LocSet) -> LocSet {
+        let wanted = match self.locs.kind(field) {
+            LocKind::Handle(Target::Mem(k)) => LocKind::Data(k),
+            LocKind::Handle(Target::Obj(o)) => LocKind::Object(o),
+            _ => return whole.clone(),
+        };
+        let kept: LocSet = whole.iter().filter(|&l| self.locs.kind(l) == wanted).collect();
+        if kept.is_empty() { whole.clone() } else { kept }
     }
 
     /// The symbolic target of a handle or pointer that holds no value of the state: what it
@@ -1394,6 +1430,14 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             }
             return;
         }
+        // A flag copied to be tested (`if slot.in_use`): the test is of the flag.
+        if let Rvalue::Use(Operand::Copy(of) | Operand::Move(of), _) = rvalue
+            && let Some(local) = place.as_local()
+            && self.frames[f.0 as usize].body.local_decls[local].ty.is_bool()
+            && let Some(loc) = single(&self.place(f, *of, state))
+        {
+            self.discriminants.insert((f, local), loc);
+        }
         let Some(dest) = self.strong_dest(f, place, state) else {
             return;
         };
@@ -1402,6 +1446,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 mir::AggregateKind::Adt(def_id, v, ..) if self.tcx.adt_def(def_id).is_enum() => Some(v.as_u32()),
                 _ => None,
             },
+            // A flag set (`slot.in_use = true`): variant 1, `false` variant 0.
+            Rvalue::Use(Operand::Constant(c), _) if c.ty().is_bool() => {
+                c.const_.try_eval_bool(self.tcx, self.typing_env).map(u32::from)
+            }
             _ => None,
         };
         match (variant, tree_src) {
@@ -1419,9 +1467,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         match variant.filter(|v| *v < 64) {
             Some(v) => {
                 state.variants.insert(loc, 1 << v);
+                let running = state.m.inflight_may.clone();
+                state.running_when.insert(loc, [(v, running)].into_iter().collect());
             }
             None => {
                 state.variants.remove(&loc);
+                state.running_when.remove(&loc);
             }
         }
     }
@@ -1436,6 +1487,16 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 state.variants.remove(&dest);
             }
         }
+        // (Kept whether or not the variant is known: a join that forgets it keeps, per
+        // variant, what may run.)
+        match state.running_when.get(&src).cloned() {
+            Some(ops) => {
+                state.running_when.insert(dest, ops);
+            }
+            None => {
+                state.running_when.remove(&dest);
+            }
+        }
         if depth == 0 {
             return;
         }
@@ -1448,6 +1509,60 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             let bits = state.variants.get(&child).copied();
             self.copy_variants(state, child, target, bits, depth - 1);
         }
+    }
+
+    /// For a `switchInt` on the discriminant of an enum with `State::running_when` sets: each
+    /// arm that one variant alone reaches, and what may run where the enum is that variant.
+    fn arm_not_running(
+        &self,
+        f: FrameId,
+        discr: &Operand<'tcx>,
+        targets: &mir::SwitchTargets,
+        state: &State,
+    ) -> Vec<(BasicBlock, OpSet)> {
+        let Some(local) = discr.place().and_then(|p| p.as_local()) else {
+            return Vec::new();
+        };
+        let Some(&loc) = self.discriminants.get(&(f, local)) else {
+            return Vec::new();
+        };
+        let Some(per_variant) = state.running_when.get(&loc) else {
+            return Vec::new();
+        };
+        let ty = self.locs.get(loc).ty;
+        // A flag: `false` is variant 0, `true` variant 1 (`switchInt(flag) -> [0: no, otherwise: yes]`).
+        if ty.is_some_and(|t| t.is_bool()) {
+            let mut out = Vec::new();
+            if let [(0, no)] = targets.iter().collect::<Vec<_>>()[..]
+                && no != targets.otherwise()
+            {
+                out.push((no, crate::mir::state::running_if(per_variant, 0)));
+                out.push((targets.otherwise(), crate::mir::state::running_if(per_variant, 1)));
+            }
+            return out;
+        }
+        let Some(ty::Adt(adt, _)) = ty.map(|t| *t.kind()) else {
+            return Vec::new();
+        };
+        if !adt.is_enum() {
+            return Vec::new();
+        }
+        let variant_of = |value: u128| {
+            adt.discriminants(self.tcx)
+                .find(|(_, d)| d.val == value)
+                .map(|(v, _)| v.as_u32())
+        };
+        let mut out = Vec::new();
+        for (value, bb) in targets.iter() {
+            // An arm reached by one value only.
+            if targets.iter().filter(|(_, b)| *b == bb).count() != 1 || targets.otherwise() == bb {
+                continue;
+            }
+            if let Some(v) = variant_of(value) {
+                out.push((bb, crate::mir::state::running_if(per_variant, v)));
+            }
+        }
+        out
     }
 
     /// The successors of a `switchInt` on an enum's discriminant that its known variants rule
@@ -1518,6 +1633,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     fn clear(&mut self, state: &mut State, loc: LocId) {
         state.values.remove(&loc);
         state.variants.remove(&loc);
+        state.running_when.remove(&loc);
         let children: Vec<(Proj, LocId)> = self.locs.get(loc).children.clone();
         for (proj, child) in children {
             if proj != Proj::Deref {

@@ -50,10 +50,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             })
             .collect();
         format!(
-            "inflight [{}] covers {:?} waits {:?} values [{}]",
+            "inflight [{}] covers {:?} waits {:?} running_when {:?} values [{}]",
             ops.join(", "),
             state.m.event_covers,
             state.m.stream_waits,
+            state.running_when,
             values.join(" ")
         )
     }
