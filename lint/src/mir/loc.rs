@@ -463,6 +463,15 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
                 .map(|f| f.ty(tcx, args).skip_normalization()),
             (ty::Tuple(tys), Proj::Field(i)) => tys.get(i as usize).copied(),
             (ty::Closure(_, args), Proj::Field(i)) => args.as_closure().upvar_tys().get(i as usize).copied(),
+            // An `async` body: its captures (`self`), and what it keeps across an `.await`
+            // (field `i` of suspension state `v`).
+            (ty::Coroutine(_, args), Proj::Field(i)) => args.as_coroutine().upvar_tys().get(i as usize).copied(),
+            (ty::Coroutine(def_id, args), Proj::Variant(v, i)) => {
+                let layout = tcx.coroutine_layout(*def_id, args).ok()?;
+                let local = *layout.variant_fields.iter().nth(v as usize)?.iter().nth(i as usize)?;
+                let saved = layout.field_tys.get(local)?.ty;
+                Some(ty::EarlyBinder::bind(saved).instantiate(tcx, args).skip_normalization())
+            }
             _ => None,
         }
     }

@@ -59,6 +59,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 ret
             } else if let Some(ret) = self.dyn_dispatch(&call, resolved, state) {
                 ret
+            } else if self.polls_unseen_cuda_future(resolved) {
+                // `.await` of the crate's own `async fn` that uses CUDA (polling a stream until
+                // it is idle, say): it is not followed, and it may have waited for anything.
+                self.machine.sync_all(&mut state.m);
+                self.unknown_call(&call, destination, state)
             } else {
                 if self.rs.report_unknown && self.rs.is_cuda_crate(def_id.krate) && !self.reporting {
                     eprintln!(
@@ -456,6 +461,14 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
         *state = joined?;
         Some(Val::Set(returned))
+    }
+
+    /// Whether a call polls a future the analysis does not follow (the crate's `async fn`, a
+    /// coroutine) whose body uses CUDA.
+    fn polls_unseen_cuda_future(&self, resolved: Option<Instance<'tcx>>) -> bool {
+        let Some(inst) = resolved else { return false };
+        let def_id = inst.def_id();
+        self.tcx.is_coroutine(def_id) && def_id.as_local().is_some_and(|local| self.rs.touches_cuda(local))
     }
 
     /// The fields of a tuple argument (a closure's arguments), as bindings of parameters 2, 3...

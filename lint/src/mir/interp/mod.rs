@@ -422,6 +422,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let mut error_exit: Option<State> = None;
         let was_reporting = self.reporting;
         self.reporting = false;
+        let is_coroutine = self.tcx.is_coroutine(self.frames[f.0 as usize].def_id);
         while let Some(i) = dirty.pop_first() {
             if self.gave_up {
                 break;
@@ -435,6 +436,21 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 next = Next::Return;
             }
             match next {
+                // An `async` body (a coroutine) returns `Pending` at an `.await` and is polled
+                // again from its entry, which switches on the state it saved: what was in
+                // flight when it suspended still is when it resumes.
+                Next::Return if f == FrameId::ROOT && is_coroutine && !state.returning_error => {
+                    let changed = match &mut ins[mir::START_BLOCK] {
+                        Some(s) => s.join(&state),
+                        slot @ None => {
+                            *slot = Some(state);
+                            true
+                        }
+                    };
+                    if changed {
+                        dirty.insert(order[mir::START_BLOCK]);
+                    }
+                }
                 // The body being linted returns to no one: its exit states are not needed
                 // (joining the state of every `?` into one would cost more as it grows).
                 // (A builder run for its type's fields keeps them: `returned_field_stores`.)
@@ -715,7 +731,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             if proj == Proj::Deref {
                 break;
             }
-            if let Some(v) = state.values.get(&parent) {
+            if let Some(v) = state.values.get(&parent).filter(|v| !v.is_empty()) {
                 let stored_by_field = self
                     .locs
                     .get(parent)
@@ -824,7 +840,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             if proj == Proj::Deref {
                 continue;
             }
-            if let Some(v) = state.values.get(&child) {
+            if let Some(v) = state.values.get(&child).filter(|v| !v.is_empty()) {
                 acc.union_with(v);
                 *found = true;
             } else if depth > 0 {
@@ -1541,16 +1557,19 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             }
             return out;
         }
-        let Some(ty::Adt(adt, _)) = ty.map(|t| *t.kind()) else {
-            return Vec::new();
+        // An `async` body's state: the discriminant is the state's index (0: not started).
+        let coroutine = ty.is_some_and(|t| matches!(t.kind(), ty::Coroutine(..)));
+        let adt = match ty.map(|t| *t.kind()) {
+            Some(ty::Adt(adt, _)) if adt.is_enum() => Some(adt),
+            _ if coroutine => None,
+            _ => return Vec::new(),
         };
-        if !adt.is_enum() {
-            return Vec::new();
-        }
-        let variant_of = |value: u128| {
-            adt.discriminants(self.tcx)
+        let variant_of = |value: u128| match adt {
+            Some(adt) => adt
+                .discriminants(self.tcx)
                 .find(|(_, d)| d.val == value)
-                .map(|(v, _)| v.as_u32())
+                .map(|(v, _)| v.as_u32()),
+            None => u32::try_from(value).ok(),
         };
         let mut out = Vec::new();
         for (value, bb) in targets.iter() {
