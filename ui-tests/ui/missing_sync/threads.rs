@@ -254,4 +254,38 @@ fn fires_worker_reads_its_own_readback_before_the_sync(ctx: &Context, dev: Devic
     handle.join().expect("worker panicked")
 }
 
+// A worker closure that captures nothing is passed as a constant: it still runs where the
+// thread is spawned, and what it hands back through `join` is what it made.
+struct Gradients {
+    stream: Stream,
+    host: PinnedBuffer<f32>,
+    dev: DeviceBuffer<f32>,
+}
+
+fn gradient_worker() -> Result<Gradients, Error> {
+    let ctx = Context::new(0)?;
+    let stream = ctx.new_stream()?;
+    let dev = ctx.alloc::<f32>(1 << 20)?;
+    let mut host = ctx.alloc_pinned::<f32>(1 << 20)?;
+    unsafe { stream.copy_dtoh_async(&mut host, &dev)? };
+    Ok(Gradients { stream, host, dev })
+}
+
+fn fires_capture_free_worker_joined_and_read(_ctx: &Context) -> Result<f32, Error> {
+    let out = thread::spawn(gradient_worker).join().expect("worker panicked")?;
+    let _ = (&out.dev, &out.stream);
+    Ok(out.host.iter().sum()) //~ missing_sync
+}
+
+fn fires_capture_free_closure_joined_and_read(_ctx: &Context) -> Result<f32, Error> {
+    let out = thread::spawn(|| gradient_worker()).join().expect("worker panicked")?;
+    Ok(out.host.iter().sum()) //~ missing_sync
+}
+
+fn ok_capture_free_closure_joined_then_synchronized(_ctx: &Context) -> Result<f32, Error> {
+    let out = thread::spawn(|| gradient_worker()).join().expect("worker panicked")?;
+    out.stream.synchronize()?;
+    Ok(out.host.iter().sum())
+}
+
 fn main() {}

@@ -785,6 +785,16 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let arg = call.args.get(a as usize)?;
         let body = self.frames[f.0 as usize].body;
         let ty = self.instantiate(f, arg.node.ty(&body.local_decls, self.tcx));
+        // A closure that captures nothing is passed as a constant: it has no place, only its
+        // type (`thread::spawn(move || worker(0))`).
+        // So is a function of the crate (`thread::spawn(worker)`).
+        if let (ty::Closure(def_id, cargs) | ty::FnDef(def_id, cargs), Operand::Constant(_)) = (ty.kind(), &arg.node) {
+            let (def_id, cargs) = (*def_id, *cargs);
+            if !def_id.is_local() || !self.tcx.is_mir_available(def_id) {
+                return None;
+            }
+            return self.inline_body(call, def_id, Some(cargs), &[], state);
+        }
         let closure = match ty.kind() {
             ty::Closure(..) => self.arg_place_loc(f, &arg.node, state)?,
             _ => single(&call.argvals[a as usize])?,
