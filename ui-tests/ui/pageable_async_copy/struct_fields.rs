@@ -147,4 +147,22 @@ fn ok_vec_of_pinned_by_index(ctx: &Context, s: &Stream) -> Result<(), Error> {
     s.synchronize()
 }
 
+// Jobs handed over in a `Vec` (its memory is pageable): a job's pinned buffer is still pinned
+// memory, not the `Vec`'s own.
+struct Job {
+    stream: Stream,
+    dev: DeviceBuffer<f32>,
+    host: cuda_lint_runtime::PinnedBuffer<f32>,
+}
+
+fn finish(mut job: Job) -> Result<f32, Error> {
+    unsafe { job.stream.copy_dtoh_async(&mut job.host, &job.dev)? };
+    job.stream.synchronize()?;
+    Ok(job.host.iter().sum())
+}
+
+fn ok_pinned_field_of_jobs_in_a_vec(jobs: Vec<Job>) -> Result<Vec<f32>, Error> {
+    jobs.into_iter().map(|j| finish(j)).collect()
+}
+
 fn main() {}

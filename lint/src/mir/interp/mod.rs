@@ -744,7 +744,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 {
                     return LocSet::new();
                 }
-                return self.of_handle_kind(loc, v);
+                let v = v.clone();
+                return self.of_handle_kind(loc, &v);
             }
             cur = parent;
         }
@@ -754,15 +755,21 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 
     /// Of what an aggregate stored as a whole refers to, what a handle field of it can refer to:
     /// memory of the handle's kind (a `PinnedHostSlice` field, pinned memory), objects of its
-    /// kind; all of it for other fields, or where none is of that kind.
-    fn of_handle_kind(&self, field: LocId, whole: &LocSet) -> LocSet {
+    /// kind; where none is of that kind, the handle's own target (memory of its kind made
+    /// elsewhere, not the aggregate's own: a `Vec<Job>`'s pageable memory holds the `Job`, not
+    /// the pinned buffer a `Job` field refers to). Other fields: all of it.
+    fn of_handle_kind(&mut self, field: LocId, whole: &LocSet) -> LocSet {
         let wanted = match self.locs.kind(field) {
             LocKind::Handle(Target::Mem(k)) => LocKind::Data(k),
             LocKind::Handle(Target::Obj(o)) => LocKind::Object(o),
             _ => return whole.clone(),
         };
         let kept: LocSet = whole.iter().filter(|&l| self.locs.kind(l) == wanted).collect();
-        if kept.is_empty() { whole.clone() } else { kept }
+        if kept.is_empty() {
+            self.own_target(field).unwrap_or_else(|| whole.clone())
+        } else {
+            kept
+        }
     }
 
     /// The symbolic target of a handle or pointer that holds no value of the state: what it
