@@ -765,10 +765,27 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             _ => return whole.clone(),
         };
         let kept: LocSet = whole.iter().filter(|&l| self.locs.kind(l) == wanted).collect();
-        if kept.is_empty() {
-            self.own_target(field).unwrap_or_else(|| whole.clone())
+        if !kept.is_empty() {
+            return kept;
+        }
+        // A device address may be of memory the device reaches (mapped pinned memory, managed
+        // memory); other handles refer to their own kind only.
+        let reachable: LocSet = whole
+            .iter()
+            .filter(|&l| {
+                matches!(
+                    (wanted, self.locs.kind(l)),
+                    (
+                        LocKind::Data(MemKind::Device),
+                        LocKind::Data(MemKind::Pinned | MemKind::Managed | MemKind::VmmMapping | MemKind::Unknown)
+                    ) | (LocKind::Data(_), LocKind::Data(MemKind::Unknown))
+                )
+            })
+            .collect();
+        if !reachable.is_empty() {
+            reachable
         } else {
-            kept
+            self.own_target(field).unwrap_or_else(|| whole.clone())
         }
     }
 
