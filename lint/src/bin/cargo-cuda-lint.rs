@@ -222,6 +222,8 @@ fn main() -> ExitCode {
         }
     }
     flags.extend(lint_flags.iter().cloned());
+    // The file's levels first: the driver tells them from the flags after `--` by the file, to
+    // say where each level is written.
     cmd.env("CUDA_LINT_ARGS", cuda_lint_protocol::driver_args::join(&flags));
 
     // Keep the user's own build cache untouched: lint artifacts go to <target>/cuda-lint.
