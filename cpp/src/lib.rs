@@ -494,16 +494,133 @@ fn severity(level: Level) -> Severity {
 
 /// The findings in rustc's style.
 pub fn render_human(report: &Report, color: bool) -> String {
+    report.findings.iter().map(|r| render_one(report, r, color)).collect()
+}
+
+/// One finding in rustc's style.
+fn render_one(report: &Report, r: &Reported, color: bool) -> String {
     let mut out = term::termcolor::Buffer::no_color();
     let mut colored = term::termcolor::Buffer::ansi();
     let config = term::Config::default();
-    for r in &report.findings {
-        let d = to_codespan(r);
-        let buf = if color { &mut colored } else { &mut out };
-        let _ = term::emit(buf, &config, &report.files, &d);
-    }
+    let d = to_codespan(r);
+    let buf = if color { &mut colored } else { &mut out };
+    let _ = term::emit(buf, &config, &report.files, &d);
     let bytes = if color { colored.into_inner() } else { out.into_inner() };
     String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// What a diagnostic's `rendered` text is in cargo's JSON, as `--message-format` picks it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rendered {
+    /// `json`: rustc's human output, without color.
+    Human,
+    /// `json-diagnostic-rendered-ansi`: the same, in color.
+    Ansi,
+    /// `json-diagnostic-short`: `path:line:column: level: message [code]`.
+    Short,
+}
+
+/// The findings as rustc writes diagnostics in JSON (`--error-format=json`: what cargo puts in
+/// a `compiler-message`'s `message`), so that what reads cargo's JSON (rust-analyzer, IDEs, CI
+/// tools) shows the C++ findings as it shows rustc's. Each comes with its file as the checker
+/// was given it; its spans' `file_name` is that file relative to `root` (with `/`, absolute
+/// outside it), `base` being the folder the given names are relative to. Columns count
+/// characters from 1, as rustc's do.
+pub fn rustc_diagnostics(
+    report: &Report,
+    rendered: Rendered,
+    base: &Path,
+    root: &Path,
+) -> Vec<(PathBuf, serde_json::Value)> {
+    use codespan_reporting::files::Files;
+    use serde_json::json;
+    let span = |s: Site, is_primary: bool, label: Option<&str>| {
+        let file = s.file as usize;
+        let (name, line_start, column_start) = position(report, s);
+        let (_, line_end, column_end) = position(report, Site { start: s.end, ..s });
+        let src = report.files.source(file).map(|s| s.to_string()).unwrap_or_default();
+        // The lines the span covers, with the part it highlights.
+        let text: Vec<serde_json::Value> = (line_start..=line_end.max(line_start))
+            .filter_map(|line| {
+                let range = report.files.line_range(file, line - 1).ok()?;
+                let text = src.get(range)?.trim_end_matches(['\n', '\r']);
+                let len = text.chars().count() + 1;
+                let start = if line == line_start { column_start } else { 1 };
+                let end = if line == line_end { column_end } else { len };
+                Some(json!({"text": text, "highlight_start": start, "highlight_end": end.max(start)}))
+            })
+            .collect();
+        json!({
+            "file_name": report_path(&name, base, root),
+            "byte_start": s.start,
+            "byte_end": s.end.max(s.start),
+            "line_start": line_start,
+            "line_end": line_end.max(line_start),
+            "column_start": column_start,
+            "column_end": if line_end > line_start { column_end } else { column_end.max(column_start) },
+            "is_primary": is_primary,
+            "text": text,
+            "label": label,
+            "suggested_replacement": null,
+            "suggestion_applicability": null,
+            "expansion": null,
+        })
+    };
+    let child = |level: &str, message: &str| {
+        json!({
+            "$message_type": "diagnostic",
+            "message": message,
+            "code": null,
+            "level": level,
+            "spans": [],
+            "children": [],
+            "rendered": null,
+        })
+    };
+    report
+        .findings
+        .iter()
+        .map(|r| {
+            let f = &r.finding;
+            let mut spans = vec![span(f.span, true, None)];
+            spans.extend(f.diagnostic.labels.iter().map(|(s, text)| span(*s, false, Some(text))));
+            let children: Vec<serde_json::Value> = f
+                .diagnostic
+                .children
+                .iter()
+                .filter_map(|c| match c {
+                    Child::Note(n) => Some(child("note", n)),
+                    Child::Help(h) => Some(child("help", h)),
+                    Child::WaitBefore(w) => Some(child("help", &w.help)),
+                    Child::Via { .. } => None,
+                })
+                .collect();
+            let level = if r.level == Level::Deny { "error" } else { "warning" };
+            let text = match rendered {
+                Rendered::Human => render_one(report, r, false),
+                Rendered::Ansi => render_one(report, r, true),
+                Rendered::Short => {
+                    let (path, line, col) = position(report, f.span);
+                    format!(
+                        "{path}:{line}:{col}: {level}: {} [{}]\n",
+                        f.diagnostic.message,
+                        f.lint.full_name()
+                    )
+                }
+            };
+            let (file, ..) = position(report, f.span);
+            let message = json!({
+                "$message_type": "diagnostic",
+                "message": f.diagnostic.message,
+                "code": {"code": f.lint.full_name(), "explanation": null},
+                "level": level,
+                "spans": spans,
+                "children": children,
+                "rendered": text,
+            });
+            (PathBuf::from(file), message)
+        })
+        .collect()
 }
 
 fn to_codespan(r: &Reported) -> Diagnostic<usize> {

@@ -41,12 +41,14 @@ pub use contain::install_panic_hook;
 /// linted (dependencies) still get the lints registered: the lint levels rustc caches for
 /// incremental compilation must not depend on which crates a run happened to lint.
 ///
-/// `user_config` is what the driver read from `cuda-lint.toml`, once.
+/// `user_config` is what the driver read from `cuda-lint.toml`, once; `levels`, where that file
+/// sets lint levels (for the diagnostics' note on where a level comes from).
 pub fn register_lints_for(
     _sess: &rustc_session::Session,
     store: &mut rustc_lint::LintStore,
     analyse: bool,
     user_config: &'static api::user::UserConfig,
+    levels: &'static lints::ConfigLevels,
 ) {
     store.register_lints(lints::rustc_lints());
     // The groups, as clippy's (`cuda_lint::all`, `cuda_lint::perf`, ...).
@@ -54,7 +56,7 @@ pub fn register_lints_for(
         store.register_group(true, name, None, members);
     }
     if analyse {
-        store.register_late_mod_pass(move |_| Box::new(pass::CudaMemory::new(user_config)));
+        store.register_late_mod_pass(move |_| Box::new(pass::CudaMemory::new(user_config, levels)));
     }
     // `CUDA_LINT_CHECK_TABLE_PATHS`: the API tables' paths must resolve (see `table_paths`).
     if analyse && table_paths::enabled() {

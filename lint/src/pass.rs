@@ -18,15 +18,18 @@ pub struct CudaMemory<'tcx> {
     resolver: Option<Resolver<'tcx>>,
     /// The user's `cuda-lint.toml` (function table, lint options), given by the driver.
     user_config: &'static UserConfig,
+    /// Where `cuda-lint.toml` sets lint levels, for the diagnostics.
+    levels: &'static lints::ConfigLevels,
     /// Helpers' findings when analysed on their own, for `report_body`'s deduplication.
     helper_findings: FxHashMap<LocalDefId, Vec<Finding>>,
 }
 
 impl CudaMemory<'_> {
-    pub fn new(user_config: &'static UserConfig) -> Self {
+    pub fn new(user_config: &'static UserConfig, levels: &'static lints::ConfigLevels) -> Self {
         CudaMemory {
             resolver: None,
             user_config,
+            levels,
             helper_findings: FxHashMap::default(),
         }
     }
@@ -142,7 +145,7 @@ impl<'tcx> CudaMemory<'tcx> {
             {
                 continue;
             }
-            lints::report(cx, finding);
+            lints::report(cx, finding, self.levels);
         }
     }
 

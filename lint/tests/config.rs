@@ -245,3 +245,102 @@ fn size_threshold_test_switch_and_groups_from_the_file() {
     scratch_crate_with(&dir, Some("[lints]\n\"cuda_lint::all\" = \"allow\"\n"), SIZES);
     assert_eq!(copies(&run_all_targets(&dir)), []);
 }
+
+/// (lint, note, the file and line the note points at).
+type LevelNote = (String, String, Option<(String, u64)>);
+
+/// The notes of each cuda-lint diagnostic about where its level comes from: rustc's
+/// "requested on the command line ..." and "the lint level is defined here" (with the file and
+/// line it points at), of the JSON on stdout.
+fn level_notes(out: &Output) -> Vec<LevelNote> {
+    let mut notes = Vec::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let diag = &msg["message"];
+        let Some(code) = diag["code"]["code"].as_str() else {
+            continue;
+        };
+        for child in diag["children"].as_array().into_iter().flatten() {
+            let text = child["message"].as_str().unwrap_or_default();
+            if text.contains("command line") || text.contains("lint level") || text.contains("implied by") {
+                notes.push((code.to_string(), text.to_string(), common::primary_location(child)));
+            }
+        }
+    }
+    notes
+}
+
+/// `cargo cuda-lint --message-format=json ARGS` (a later `--message-format` wins) with the
+/// crate's own target directory: the scratch crates of these tests share a package name, and
+/// in a shared target directory cargo may take one's build for another's.
+fn run_own(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-cuda-lint"))
+        .args(["cuda-lint", "--offline"])
+        .args(if args.iter().any(|a| a.starts_with("--message-format")) {
+            &[][..]
+        } else {
+            &["--message-format=json"][..]
+        })
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .env_remove("GITHUB_WORKSPACE")
+        .env_remove("CI_PROJECT_DIR")
+        .output()
+        .expect("cargo-cuda-lint runs")
+}
+
+#[test]
+fn a_level_from_the_file_is_noted_at_its_line_there() {
+    let dir = scratch_dir("level-note");
+    let config = "# levels\n[lints]\npageable_async_copy = \"deny\"\n";
+    scratch_crate(&dir, Some(config));
+    let out = run_own(&dir, &[]);
+    let notes = level_notes(&out);
+    assert_eq!(
+        notes,
+        [(
+            "cuda_lint::pageable_async_copy".to_string(),
+            "the lint level is defined here".to_string(),
+            Some(("cuda-lint.toml".to_string(), 3)),
+        )],
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The rendered text names the file's line, not the command line.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("requested on the command line"), "{stdout}");
+    assert!(stdout.contains("cuda-lint.toml:3:1"), "{stdout}");
+    // CI reports leave the note out, as they leave rustc's other notes on levels.
+    let out = run_own(&dir, &["--message-format=sarif"]);
+    let sarif = String::from_utf8_lossy(&out.stdout);
+    assert!(sarif.contains("cuda_lint::pageable_async_copy"), "{sarif}");
+    assert!(
+        !sarif.contains("lint level is defined") && !sarif.contains("\"cuda-lint.toml\""),
+        "{sarif}"
+    );
+
+    // A group in the file: its line, and the group it comes through.
+    scratch_crate(&dir, Some("[lints]\nperf = \"deny\"\n"));
+    let notes = level_notes(&run_own(&dir, &[]));
+    assert!(
+        notes.contains(&(
+            "cuda_lint::pageable_async_copy".to_string(),
+            "the lint level is defined here".to_string(),
+            Some(("cuda-lint.toml".to_string(), 2)),
+        )),
+        "{notes:?}"
+    );
+
+    // A flag after `--` wins over the file, and is said to.
+    scratch_crate(&dir, Some(config));
+    let out = run_own(&dir, &["--", "-W", "cuda_lint::pageable_async_copy"]);
+    let notes = level_notes(&out);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].1.starts_with("requested on the command line with `-W"),
+        "{notes:?}"
+    );
+}

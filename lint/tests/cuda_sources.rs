@@ -148,3 +148,89 @@ fn a_package_outside_the_workspace_is_refused() {
         stderr(&out)
     );
 }
+
+/// With `--message-format=json` the C++ findings are cargo `compiler-message`s on stdout, in
+/// rustc's diagnostic shape, for rust-analyzer and other readers of cargo's JSON.
+#[test]
+fn the_cuda_findings_are_cargo_json_messages() {
+    let dir = scratch("json", None);
+    let out = run(&dir, &["--cuda-sources", "--message-format=json"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(101), "{err}");
+    // Not as text on stderr any more: the JSON's `rendered` has it.
+    assert!(!err.contains("error[cuda_lint::missing_sync]"), "{err}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut found = Vec::new();
+    let mut package_ids = Vec::new();
+    for line in stdout.lines() {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        // Readers built on cargo_metadata take it as cargo's own message.
+        let parsed: cargo_metadata::Message = serde_json::from_str(line).unwrap();
+        if let cargo_metadata::Message::CompilerArtifact(a) = &parsed {
+            package_ids.push(a.package_id.repr.clone());
+        }
+        let cargo_metadata::Message::CompilerMessage(m) = parsed else {
+            continue;
+        };
+        let code = m.message.code.as_ref().map(|c| c.code.clone()).unwrap_or_default();
+        let primary = m.message.spans.iter().find(|s| s.is_primary).expect("a primary span");
+        found.push((
+            code,
+            format!("{:?}", m.message.level),
+            primary.file_name.clone(),
+            primary.line_start,
+            m.package_id.repr.clone(),
+            value,
+        ));
+    }
+    let finding = |code: &str| {
+        found
+            .iter()
+            .find(|f| f.0 == code)
+            .unwrap_or_else(|| panic!("no {code} in {stdout}"))
+    };
+    let unsynced = finding("cuda_lint::missing_sync");
+    assert_eq!(unsynced.1, "Error");
+    assert_eq!(unsynced.2, "kernels/scale.cu");
+    assert_eq!(unsynced.3, line_of("UNSYNCED"));
+    let pageable = finding("cuda_lint::pageable_async_copy");
+    assert_eq!(pageable.1, "Warning");
+    assert_eq!(pageable.2, "kernels/scale.cu");
+    assert_eq!(pageable.3, line_of("PAGEABLE"));
+    // The package is the crate's, as cargo names it in its own messages.
+    assert_eq!(package_ids, std::slice::from_ref(&unsynced.4), "{stdout}");
+    let message = &unsynced.5["message"];
+    assert_eq!(message["$message_type"], "diagnostic");
+    assert!(
+        message["rendered"]
+            .as_str()
+            .unwrap()
+            .contains("error[cuda_lint::missing_sync]"),
+        "{message}"
+    );
+    let span = &message["spans"][0];
+    let text = KERNELS;
+    let (start, end) = (
+        span["byte_start"].as_u64().unwrap() as usize,
+        span["byte_end"].as_u64().unwrap() as usize,
+    );
+    assert!(text[start..end].contains("pinned[0]"), "{}", &text[start..end]);
+    assert_eq!(
+        span["column_start"].as_u64().unwrap() as usize,
+        text.lines()
+            .nth(line_of("UNSYNCED") - 1)
+            .unwrap()
+            .find("pinned[0]")
+            .unwrap()
+            + 1,
+        "{span}"
+    );
+
+    // `json-diagnostic-short` renders the short form.
+    let out = run(&dir, &["--cuda-sources", "--message-format=json-diagnostic-short"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("kernels/scale.cu:{}:", line_of("UNSYNCED"))),
+        "{stdout}"
+    );
+}

@@ -43,6 +43,19 @@ pub struct Config {
     pub functions: BTreeMap<String, Vec<Summary>>,
     /// What the lints are told: `[perf]`'s size threshold and switch for tests.
     pub options: Options,
+    /// The `[lints]` entries, in the order of `lint_flags`, with where each is written.
+    pub levels: Vec<LevelEntry>,
+}
+
+/// One `[lints]` entry: `pageable_async_copy = "deny"`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LevelEntry {
+    /// The lint or group, without `cuda_lint::` (as `lints_named` takes it).
+    pub name: String,
+    /// `-A`, `-W`, `-D` or `-F`: the flag it stands for.
+    pub flag: &'static str,
+    /// The entry's bytes in the file, from its key to its value.
+    pub span: std::ops::Range<usize>,
 }
 
 /// An error in the file, where it is.
@@ -167,6 +180,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
         };
         config.lint_flags.push(flag.to_string());
         config.lint_flags.push(format!("cuda_lint::{short}"));
+        config.levels.push(LevelEntry {
+            name: short.to_string(),
+            flag,
+            span: name.span().start..level.span().end,
+        });
     }
     for function in &raw.functions {
         let function = function.get_ref();
@@ -238,6 +256,21 @@ mod tests {
         );
         assert_eq!(config.functions["vendor::Queue::finish"], [Summary::SyncStream(0)]);
         assert_eq!(config.options, Options::default());
+        // Where each entry is written, for the note on where a level comes from.
+        let text = "[lints]\npageable_async_copy = \"deny\"\n\"cuda_lint::missing_sync\" = \"warn\"\n";
+        let config = parse(Path::new("cuda-lint.toml"), text).unwrap();
+        let entries: Vec<(&str, &str, &str)> = config
+            .levels
+            .iter()
+            .map(|e| (e.name.as_str(), e.flag, &text[e.span.clone()]))
+            .collect();
+        assert_eq!(
+            entries,
+            [
+                ("missing_sync", "-W", "\"cuda_lint::missing_sync\" = \"warn\""),
+                ("pageable_async_copy", "-D", "pageable_async_copy = \"deny\""),
+            ]
+        );
     }
 
     #[test]

@@ -41,6 +41,12 @@ pub struct MemberDir {
     pub name: String,
     pub dir: PathBuf,
     pub default: bool,
+    /// Its package id and manifest, as cargo's JSON messages name the package.
+    pub id: String,
+    pub manifest_path: PathBuf,
+    /// The target cargo's JSON messages about the package's files name: its library, else its
+    /// first target (as `cargo metadata` writes a target, which is how messages write it).
+    pub target: Option<serde_json::Value>,
 }
 
 /// The workspace's root and target directories, asked of `cargo metadata --no-deps` (once)
@@ -87,11 +93,23 @@ pub fn workspace_dirs(cmd: &Command) -> Option<WorkspaceDirs> {
                     if !members.iter().any(|m| m == id) {
                         return None;
                     }
+                    let targets = p.get("targets").and_then(|t| t.as_array());
+                    let target = targets.and_then(|targets| {
+                        let is_lib = |t: &&serde_json::Value| {
+                            t.get("kind")
+                                .and_then(|k| k.as_array())
+                                .is_some_and(|k| k.iter().any(|k| k.as_str().is_some_and(|k| k.ends_with("lib"))))
+                        };
+                        targets.iter().find(is_lib).or_else(|| targets.first()).cloned()
+                    });
                     Some(MemberDir {
                         name: p.get("name")?.as_str()?.to_string(),
                         dir: manifest.parent()?.to_path_buf(),
                         // Without the field (older cargo), every member is a default one.
                         default: defaults.is_empty() || defaults.iter().any(|d| d == id),
+                        id: id.to_string(),
+                        target,
+                        manifest_path: manifest,
                     })
                 })
                 .collect()

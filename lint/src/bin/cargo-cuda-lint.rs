@@ -33,6 +33,7 @@ Options:
     --cuda-sources      Also check the CUDA C++ host code the packages ship (.cu, .cuh, .cpp,
                         .cc, .cxx, .c, .h, .hpp under each package's directory) with the
                         C++ front end (`cuda-lint check`): same lints, levels and report
+                        (with --message-format=json, cargo JSON messages on stdout)
     --fix               Apply the machine-applicable suggestions (through `cargo fix`, as
                         `cargo clippy --fix` does); refuses on a dirty tree unless
                         --allow-dirty (or --allow-staged, --allow-no-vcs)
@@ -221,6 +222,8 @@ fn main() -> ExitCode {
         }
     }
     flags.extend(lint_flags.iter().cloned());
+    // The file's levels first: the driver tells them from the flags after `--` by the file, to
+    // say where each level is written.
     cmd.env("CUDA_LINT_ARGS", cuda_lint_protocol::driver_args::join(&flags));
 
     // Keep the user's own build cache untouched: lint artifacts go to <target>/cuda-lint.
@@ -231,7 +234,8 @@ fn main() -> ExitCode {
     }
 
     let workspace_root = dirs
-        .map(|d| d.root)
+        .as_ref()
+        .map(|d| d.root.clone())
         .or_else(|| env::current_dir().ok())
         .unwrap_or_default();
     // The C++ front end, with the same levels (`cuda-lint.toml`, then the flags after `--`).
@@ -243,15 +247,28 @@ fn main() -> ExitCode {
     });
     let status = match report {
         None => {
+            let json = json_rendering(cargo_args);
+            // With cargo's JSON, the C++ findings are messages of the same shape on stdout
+            // (before cargo's own), so that rust-analyzer and other readers of it show them.
+            if let (Some(rendered), Some((_, report)), Some(dirs)) = (json, &cpp, &dirs) {
+                let here = env::current_dir().unwrap_or_default();
+                let mut stdout = std::io::stdout().lock();
+                for line in cpp_json_messages(report, rendered, &here, dirs) {
+                    let _ = writeln!(stdout, "{line}");
+                }
+                let _ = stdout.flush();
+            }
             let status = cmd.status();
             if let Some((count, report)) = &cpp {
                 for p in &report.problems {
                     eprintln!("{}: {p}", p.severity());
                 }
-                eprint!(
-                    "{}",
-                    cuda_lint_cpp::render_human(report, std::io::stderr().is_terminal())
-                );
+                if json.is_none() || dirs.is_none() {
+                    eprint!(
+                        "{}",
+                        cuda_lint_cpp::render_human(report, std::io::stderr().is_terminal())
+                    );
+                }
                 eprintln!("cuda-lint: {count} CUDA C++ file(s) checked, {}", cpp_summary(report));
             }
             status
@@ -385,6 +402,66 @@ fn cuda_source_dirs(
         .filter(|m| m.default)
         .map(|m| m.dir.clone())
         .collect())
+}
+
+/// How cargo's JSON messages render a diagnostic, when `--message-format` asks for JSON
+/// messages on stdout (`json`, `json-diagnostic-short`, `json-diagnostic-rendered-ansi`, alone
+/// or combined); `None` for cargo's human output and for `json-render-diagnostics` (cargo then
+/// renders diagnostics itself, on stderr).
+fn json_rendering(cargo_args: &[String]) -> Option<cuda_lint_cpp::Rendered> {
+    let mut values = Vec::new();
+    let mut args = cargo_args.iter();
+    while let Some(a) = args.next() {
+        if a == "--" {
+            break;
+        } else if a == "--message-format" {
+            values.extend(args.next().into_iter().flat_map(|v| v.split(',')));
+        } else if let Some(v) = a.strip_prefix("--message-format=") {
+            values.extend(v.split(','));
+        }
+    }
+    let values: Vec<&str> = values.into_iter().map(str::trim).collect();
+    if !values.iter().any(|v| v.starts_with("json")) || values.contains(&"json-render-diagnostics") {
+        return None;
+    }
+    Some(if values.contains(&"json-diagnostic-short") {
+        cuda_lint_cpp::Rendered::Short
+    } else if values.contains(&"json-diagnostic-rendered-ansi") {
+        cuda_lint_cpp::Rendered::Ansi
+    } else {
+        cuda_lint_cpp::Rendered::Human
+    })
+}
+
+/// The C++ findings as cargo's `compiler-message` lines, each naming the workspace member whose
+/// directory holds its file (the innermost), with file names relative to the workspace root as
+/// rustc's are.
+fn cpp_json_messages(
+    report: &cuda_lint_cpp::Report,
+    rendered: cuda_lint_cpp::Rendered,
+    here: &Path,
+    dirs: &cuda_lint_protocol::driver_args::WorkspaceDirs,
+) -> Vec<String> {
+    cuda_lint_cpp::rustc_diagnostics(report, rendered, here, &dirs.root)
+        .into_iter()
+        .filter_map(|(file, message)| {
+            let file = here.join(file);
+            let member = dirs
+                .members
+                .iter()
+                .filter(|m| file.starts_with(&m.dir))
+                .max_by_key(|m| m.dir.components().count())
+                .or(dirs.members.first())?;
+            let line = serde_json::json!({
+                "reason": "compiler-message",
+                "package_id": member.id,
+                "manifest_path": member.manifest_path,
+                "target": member.target,
+                "message": message,
+            });
+            Some(line.to_string())
+        })
+        .collect()
 }
 
 fn cpp_summary(report: &cuda_lint_cpp::Report) -> String {

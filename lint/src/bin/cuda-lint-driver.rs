@@ -28,7 +28,8 @@ use rustc_session::EarlyDiagCtxt;
 use rustc_session::config::ErrorOutputType;
 use rustc_span::Symbol;
 
-/// The environment variable through which `cargo cuda-lint` passes lint flags (`-D cuda_lint::x`).
+/// The environment variable through which `cargo cuda-lint` passes lint flags (`-D cuda_lint::x`):
+/// the levels of `cuda-lint.toml` (`CUDA_LINT_CONFIG`), then the flags after `--`.
 const ARGS_VAR: &str = "CUDA_LINT_ARGS";
 /// Set by `cargo cuda-lint`: the `cuda_lint` macros write effect summaries.
 const ACTIVE_VAR: &str = "CUDA_LINT_ACTIVE";
@@ -109,6 +110,11 @@ impl rustc_driver::Callbacks for RustcCallbacks {
 
 struct LintCallbacks {
     args_var: Option<String>,
+    /// The flags after `--` (`CUDA_LINT_ARGS` after `cuda-lint.toml`'s levels).
+    user_flags: Vec<String>,
+    /// `cuda-lint.toml`'s path and its `[lints]` entries, for the notes on where a level comes
+    /// from.
+    config_levels: Option<(std::path::PathBuf, Vec<cuda_lint_protocol::config::LevelEntry>)>,
     /// The user's `cuda-lint.toml` (function table, lint options), read once.
     user_config: &'static cuda_lint_engine::api::user::UserConfig,
     /// Whether to analyse this crate (the lints are registered either way).
@@ -144,12 +150,21 @@ impl rustc_driver::Callbacks for LintCallbacks {
             }
         }));
         let (analyse, user_config) = (self.analyse, self.user_config);
-        config.register_lints = Some(Box::new(move |sess, store| {
-            if let Some(previous) = &previous {
-                previous(sess, store);
-            }
-            cuda_lint_engine::register_lints_for(sess, store, analyse, user_config);
-        }));
+        let (config_levels, user_flags) = (self.config_levels.take(), std::mem::take(&mut self.user_flags));
+        config.register_lints =
+            Some(Box::new(move |sess, store| {
+                if let Some(previous) = &previous {
+                    previous(sess, store);
+                }
+                let levels: &'static cuda_lint_engine::lints::ConfigLevels =
+                    match (&config_levels, analyse) {
+                        (Some((path, entries)), true) => Box::leak(Box::new(
+                            cuda_lint_engine::lints::ConfigLevels::new(sess, path, entries, &user_flags),
+                        )),
+                        _ => Box::leak(Box::default()),
+                    };
+                cuda_lint_engine::register_lints_for(sess, store, analyse, user_config, levels);
+            }));
         // clippy_utils' symbol constants index into this list: it must be registered.
         config.extra_symbols = clippy_utils::sym::EXTRA_SYMBOLS.into();
     }
@@ -225,19 +240,26 @@ fn main() -> ExitCode {
         let cap_lints_allow = arg_value(&args, "--cap-lints", |v| v == "allow").is_some();
         let primary = !wrapper_mode || env::var_os("CARGO_PRIMARY_PACKAGE").is_some();
         let analyse = primary && !cap_lints_allow;
-        if analyse {
-            args.extend(cuda_lint_protocol::driver_args::split(
-                args_var.as_deref().unwrap_or_default(),
-            ));
-        }
         // Read once for the compilation, and kept for it (the lint passes borrow it).
         let config = cuda_lint_protocol::config::from_env();
+        let flags = cuda_lint_protocol::driver_args::split(args_var.as_deref().unwrap_or_default());
+        if analyse {
+            args.extend(flags.iter().cloned());
+        }
+        // `cargo cuda-lint` passes the file's levels first, then the flags after `--`, which win.
+        let user_flags = flags
+            .strip_prefix(&config.lint_flags[..])
+            .map_or_else(|| flags.clone(), <[String]>::to_vec);
+        let config_levels = env::var_os(cuda_lint_protocol::config::ENV_VAR)
+            .map(|path| (std::path::PathBuf::from(path), config.levels.clone()));
         let user_config = Box::leak(Box::new(cuda_lint_engine::api::user::user_config_of(&config)));
         cuda_lint_engine::install_panic_hook();
         rustc_driver::run_compiler(
             &args,
             &mut LintCallbacks {
                 args_var,
+                user_flags,
+                config_levels,
                 analyse,
                 user_config,
             },

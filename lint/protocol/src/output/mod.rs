@@ -369,13 +369,15 @@ pub fn finding(diag: &Diagnostic, workspace_root: &Path, root: &Path) -> Option<
 }
 
 /// rustc's note on where the lint's level comes from ("`#[deny(..)]` on by default", "implied
-/// by", "requested on the command line"): given once per lint and crate, it says nothing about
-/// the finding.
+/// by", "requested on the command line", "the lint level is defined here" at an attribute or
+/// at the line of `cuda-lint.toml` that sets it): given once per lint and crate, it says
+/// nothing about the finding.
 fn is_level_note(child: &Diagnostic) -> bool {
     let m = &child.message;
-    child.spans.is_empty()
-        && ((m.starts_with("`#[") && (m.ends_with("` on by default") || m.contains("` implied by `")))
-            || m.starts_with("requested on the command line with"))
+    (child.level == DiagnosticLevel::Note && m == "the lint level is defined here")
+        || (child.spans.is_empty()
+            && ((m.starts_with("`#[") && (m.ends_with("` on by default") || m.contains("` implied by `")))
+                || m.starts_with("requested on the command line with")))
 }
 
 fn level_name(level: DiagnosticLevel) -> &'static str {
