@@ -191,6 +191,11 @@ impl Machine {
     }
 
     fn done_by_event_sync<X: Ext>(st: &State<X>, events: &LocSet) -> OpSet {
+        // An event the front end cannot name may be any event: it may cover all the work (as
+        // a stream that cannot be named, see `done_by_stream_sync`).
+        if events.is_empty() {
+            return st.inflight_may.clone();
+        }
         let mut done = OpSet::new();
         for e in events.iter() {
             if let Some(covered) = st.event_covers.get(&e) {

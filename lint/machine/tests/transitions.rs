@@ -88,6 +88,26 @@ fn synchronizing_a_stream_the_front_end_cannot_name_finishes_everything() {
 }
 
 #[test]
+fn synchronizing_an_event_the_front_end_cannot_name_finishes_everything() {
+    // It may be the event recorded after any of the work: an unknown is not a misuse.
+    let Setup {
+        mut w,
+        scratch,
+        host,
+        dev,
+        s1,
+        s2,
+        ..
+    } = setup();
+    let copy = w.enqueue(OpKind::Copy, 10, &[s1], &[dev], &[host]);
+    let launch = w.enqueue(OpKind::Launch, 11, &[s2], &[scratch], &[scratch]);
+    w.sync_events(&[]);
+    for op in [copy, launch] {
+        assert!(!w.may_run(op), "{op:?} still runs");
+    }
+}
+
+#[test]
 fn synchronizing_the_context_finishes_everything() {
     let Setup {
         mut w,

@@ -186,6 +186,9 @@ pub enum Effect {
     /// (`Iterator::zip`): field 0 refers to what the first does, field 1 to the second's. With
     /// one argument (`Iterator::enumerate`), pairs of a count (field 0, no memory) and its items.
     Zip,
+    /// The return value is `Ok` of what the `Some` at `Arg` holds (`Option::ok_or`): the value
+    /// moves with its fields and variant.
+    OkOfSome(Arg),
     /// Joins the thread of the join handle `Arg`: the return value is `Ok` of what its closure
     /// returned (`JoinHandle::join`).
     Join(Arg),

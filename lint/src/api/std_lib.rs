@@ -178,6 +178,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
         // The `Ok` value moves through an error conversion unchanged (`new(..).map_err(..)?`).
         f("core::result::Result::map_err", &[Transparent]),
         f("core::result::Result::inspect_err", &[Transparent]),
+        f("core::option::Option::ok_or", &[OkOfSome(0)]),
+        f("core::option::Option::ok_or_else", &[OkOfSome(0)]),
         f("core::option::Option::unwrap", &[Transparent]),
         f("core::option::Option::expect", &[Transparent]),
         // Moves through an `Option` or a `&mut` place: what was there comes out, fields and all.

@@ -99,4 +99,37 @@ impl Drop for MatchedRecords {
     }
 }
 
+// One enum for every allocator, its `Drop` matching on the variant: an allocation made as
+// `Heap` and unwrapped with `ok_or(..)?` keeps its variant, so only `free` releases it.
+enum Allocation {
+    Pinned { ptr: *mut std::ffi::c_void },
+    Heap { ptr: *mut std::ffi::c_void },
+}
+
+impl Allocation {
+    fn heap(bytes: usize) -> Option<Allocation> {
+        let ptr = unsafe { libc::malloc(bytes) };
+        (!ptr.is_null()).then_some(Allocation::Heap { ptr })
+    }
+}
+
+impl Drop for Allocation {
+    fn drop(&mut self) {
+        unsafe {
+            match *self {
+                Allocation::Pinned { ptr } => {
+                    let _ = cudarc::driver::sys::cuMemFreeHost(ptr);
+                }
+                Allocation::Heap { ptr } => libc::free(ptr),
+            }
+        }
+    }
+}
+
+fn ok_heap_allocation_unwrapped_with_ok_or() -> Result<(), &'static str> {
+    let log = Allocation::heap(4096).ok_or("out of host memory")?;
+    drop(log);
+    Ok(())
+}
+
 fn main() {}

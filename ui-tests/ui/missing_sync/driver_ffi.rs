@@ -368,4 +368,23 @@ fn fires_buffer_reset_where_the_copy_started(stream: CUstream, dev: CUdeviceptr)
     Ok(staged[0])
 }
 
+// An event handed out by code the analysis does not see is still one event: recorded after
+// the copy and waited on, it orders the read after the copy.
+unsafe extern "C" {
+    /// A C library's event registry, which the analysis does not see.
+    fn registry_event(slot: u32) -> CUevent;
+}
+
+fn ok_copy_waited_through_an_event_from_elsewhere(stream: CUstream, dev: CUdeviceptr) -> Result<f32, cudarc::driver::DriverError> {
+    let mut host: *mut c_void = null_mut();
+    unsafe { sys::cuMemAllocHost_v2(&mut host, BYTES).result()? };
+    let done = unsafe { registry_event(0) };
+    unsafe {
+        sys::cuMemcpyDtoHAsync_v2(host, dev, BYTES, stream).result()?;
+        sys::cuEventRecord(done, stream).result()?;
+        sys::cuEventSynchronize(done).result()?;
+        Ok(*(host as *const f32))
+    }
+}
+
 fn main() {}

@@ -66,6 +66,17 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         .and_then(|op| self.arg_place_loc(f, &op.node, state));
                     return Val::Fields(vec![(Proj::Variant(1, 0), vals, src)]);
                 }
+                Effect::OkOfSome(a) => {
+                    if let Some(opt) = call
+                        .args
+                        .get(a as usize)
+                        .and_then(|op| self.arg_place_loc(f, &op.node, state))
+                    {
+                        let payload = self.locs.child(opt, Proj::Variant(1, 0));
+                        let vals = self.read_value(state, payload);
+                        return Val::Fields(vec![(Proj::Variant(0, 0), vals, Some(payload))]);
+                    }
+                }
                 Effect::Parts(a) => {
                     // One location stands for every part: an element of the memory.
                     let v = self.arg(call, a, &ret);
