@@ -63,6 +63,9 @@ impl State {
         }
         // Per variant, what may run on either side where it is that variant; a side that set
         // none stands for any variant with everything it may run.
+        if self.running_when.is_empty() && other.running_when.is_empty() {
+            return changed;
+        }
         let keys: std::collections::BTreeSet<cuda_lint_machine::Loc> = self
             .running_when
             .keys()
@@ -70,10 +73,23 @@ impl State {
             .copied()
             .collect();
         for l in keys {
-            let any_mine = VariantOps::from([(ANY_VARIANT, mine_before.clone())]);
-            let any_theirs = VariantOps::from([(ANY_VARIANT, other.m.inflight_may.clone())]);
-            let theirs = other.running_when.get(&l).unwrap_or(&any_theirs);
-            let mine = self.running_when.entry(l).or_insert(any_mine);
+            if let (Some(mine), Some(theirs)) = (self.running_when.get(&l), other.running_when.get(&l))
+                && mine == theirs
+            {
+                continue;
+            }
+            let any_theirs;
+            let theirs = match other.running_when.get(&l) {
+                Some(theirs) => theirs,
+                None => {
+                    any_theirs = VariantOps::from([(ANY_VARIANT, other.m.inflight_may.clone())]);
+                    &any_theirs
+                }
+            };
+            let mine = self
+                .running_when
+                .entry(l)
+                .or_insert_with(|| VariantOps::from([(ANY_VARIANT, mine_before.clone())]));
             let variants: Vec<u32> = mine.keys().chain(theirs.keys()).copied().collect();
             let mut joined = VariantOps::new();
             for v in variants {

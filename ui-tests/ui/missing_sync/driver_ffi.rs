@@ -343,20 +343,7 @@ fn ok_blocking_copy_after_the_stream_is_synchronized() -> Result<(), Box<dyn std
     Ok(())
 }
 
-// Where an asynchronous copy returned `Err`, it enqueued nothing: its error branch may touch
-// the buffer. Where it returned `Ok`, the copy runs.
-fn ok_buffer_reset_where_the_copy_failed(stream: CUstream, dev: CUdeviceptr) -> Result<f32, cudarc::driver::DriverError> {
-    let mut host: *mut c_void = null_mut();
-    unsafe { sys::cuMemAllocHost_v2(&mut host, BYTES).result()? };
-    let staged = unsafe { std::slice::from_raw_parts_mut(host as *mut f32, N) };
-    if let Err(e) = unsafe { cudarc::driver::result::memcpy_dtoh_async(staged, dev, stream) } {
-        staged.fill(0.0);
-        return Err(e);
-    }
-    unsafe { sys::cuStreamSynchronize(stream).result()? };
-    Ok(staged[0])
-}
-
+// Where an asynchronous copy returned `Ok`, the copy runs.
 fn fires_buffer_reset_where_the_copy_started(stream: CUstream, dev: CUdeviceptr) -> Result<f32, cudarc::driver::DriverError> {
     let mut host: *mut c_void = null_mut();
     unsafe { sys::cuMemAllocHost_v2(&mut host, BYTES).result()? };

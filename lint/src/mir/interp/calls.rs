@@ -43,8 +43,6 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             derefs_raw,
         };
 
-        let running_before = state.m.inflight_may.clone();
-        let mut api_call = false;
         let ret = if let ty::FnDef(def_id, fargs) = *func_ty.kind() {
             let resolved = self.resolve_instance(def_id, fargs);
             let effects = resolved
@@ -56,7 +54,6 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 if entry.family.is_cuda() {
                     self.family = entry.family;
                 }
-                api_call = entry.family.is_cuda();
                 self.apply(&call, entry.effects, ret_ty, state)
             } else if let Some(ret) = self.try_inline(&call, def_id, fargs, resolved, state) {
                 ret
@@ -99,23 +96,6 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         {
             let known = state.variants.get(&src).copied();
             self.copy_variants(state, src, dest, known, 3);
-        }
-        // An API call that enqueues work and returns a `Result`: where it returned `Err`, nothing
-        // was enqueued (`copy(..)?` returns early with no copy running).
-        if api_call
-            && let Some(dest) = self.strong_dest(f, destination, state)
-            && self.locs.get(dest).ty.is_some_and(|t| {
-                matches!(t.kind(), ty::Adt(adt, _) if self.tcx.is_diagnostic_item(rustc_span::sym::Result, adt.did()))
-            })
-        {
-            let started: OpSet =
-                state.m.inflight_may.iter().filter(|op| !running_before.contains(*op)).collect();
-            if !started.is_empty() {
-                let mut on_error = state.m.inflight_may.clone();
-                on_error.subtract(&started);
-                let per_variant = [(0, state.m.inflight_may.clone()), (1, on_error)].into_iter().collect();
-                state.running_when.insert(dest, per_variant);
-            }
         }
         if let Some(pending) = self.pending_store.take() {
             self.finish_store(pending, state);
@@ -597,6 +577,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             }
             for &loc in self.locs.of_local(child, local) {
                 state.values.remove(&loc);
+                state.running_when.remove(&loc);
             }
         }
         Some(Val::Tree(ret_loc, ret_val))

@@ -43,6 +43,8 @@ pub const MAX_INLINE_DEPTH: u32 = 3;
 const MAX_INLINE_STATEMENTS: usize = 4000;
 /// How deep drop glue is followed into fields of fields (each level may run a `Drop` impl).
 const MAX_DROP_NESTING: u32 = 4;
+/// Enums whose variants `State::running_when` follows at once, at most.
+const MAX_RUNNING_WHEN: usize = 32;
 /// A method called on a trait object runs each implementation the crate has, up to this many.
 const MAX_DYN_IMPLS: usize = 8;
 /// Array literals up to this length keep their elements apart (see `Rvalue::Aggregate`).
@@ -633,6 +635,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             StatementKind::StorageDead(local) => {
                 for &loc in self.locs.of_local(f, *local) {
                     state.values.remove(&loc);
+                    state.running_when.remove(&loc);
                 }
             }
             StatementKind::Intrinsic(box mir::NonDivergingIntrinsic::CopyNonOverlapping(c)) => {
@@ -1507,8 +1510,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         match variant.filter(|v| *v < 64) {
             Some(v) => {
                 state.variants.insert(loc, 1 << v);
-                let running = state.m.inflight_may.clone();
-                state.running_when.insert(loc, [(v, running)].into_iter().collect());
+                if state.running_when.len() < MAX_RUNNING_WHEN || state.running_when.contains_key(&loc) {
+                    let running = state.m.inflight_may.clone();
+                    state.running_when.insert(loc, [(v, running)].into_iter().collect());
+                } else {
+                    state.running_when.remove(&loc);
+                }
             }
             None => {
                 state.variants.remove(&loc);
