@@ -55,6 +55,19 @@ fn count_file(path: &Path) -> (usize, usize) {
         for line in text.lines() {
             let trimmed = line.trim_start();
             let indent = line.len() - trimmed.len();
+            // Another item at the top level (a struct, an impl block) ends the case before it:
+            // the methods of an impl that follows are cases of their own.
+            if indent == 0
+                && [
+                    "struct ", "impl ", "impl<", "enum ", "trait ", "const ", "static ", "mod ", "use ", "type ",
+                ]
+                .iter()
+                .any(|item| {
+                    trimmed.starts_with(item) || trimmed.strip_prefix("pub ").is_some_and(|t| t.starts_with(item))
+                })
+            {
+                finish(current.take());
+            }
             // A function nested in a case (a local helper) belongs to that case.
             let nested = current.is_some() && indent > current_indent;
             if let Some(rest) = trimmed
