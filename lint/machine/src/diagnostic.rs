@@ -89,7 +89,9 @@ impl<S> Diagnostic<S> {
 /// memory and then read is one mistake, with one fix); of `missing_sync`'s, the first access
 /// racing each operation in flight (reading a result twice before the wait is one missing
 /// wait); of `write_combined_host_read`'s, the first host read of each write-combined
-/// allocation (one allocation to make cached). The subject is the finding's first label (the
+/// allocation (one allocation to make cached); of `managed_concurrent_access`'s, the first host
+/// access of each managed allocation while a kernel runs (filling a struct's fields is one
+/// missing wait). The subject is the finding's first label (the
 /// memory, or the operation's site);
 /// `scope` and `position` place a finding's site. Other findings are all kept.
 pub fn first_per_mistake<S: Copy + Eq + std::hash::Hash, K: Eq + std::hash::Hash>(
@@ -101,6 +103,7 @@ pub fn first_per_mistake<S: Copy + Eq + std::hash::Hash, K: Eq + std::hash::Hash
         &crate::lints::host_deref_device_ptr::HOST_DEREF_DEVICE_PTR,
         &crate::lints::missing_sync::MISSING_SYNC,
         &crate::lints::write_combined_host_read::WRITE_COMBINED_HOST_READ,
+        &crate::lints::managed_concurrent_access::MANAGED_CONCURRENT_ACCESS,
     ];
     let named = |f: &Finding<S>| {
         once.iter()

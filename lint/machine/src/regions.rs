@@ -43,6 +43,12 @@ pub trait Regions {
     fn at_unknown_offset(&self, _view: Loc) -> bool {
         false
     }
+    /// Whether the memory at `l` is one of several allocations the front end does not tell
+    /// apart (made by one call in a loop, the elements of an array of buffers): work on one of
+    /// them and an access to one of them are the same buffer only where the program says so.
+    fn one_of_many(&self, _l: Loc) -> bool {
+        false
+    }
     /// Whether the memory at `l` is write-combined pinned memory (`CU_MEMHOSTALLOC_WRITECOMBINED`).
     fn write_combined(&self, _l: Loc) -> bool {
         false

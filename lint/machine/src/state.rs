@@ -35,6 +35,9 @@ pub struct State<X = ()> {
     /// Operations a wait in a loop over a collection of streams or events (`for s in &streams
     /// { s.synchronize()? }`) finished on some path since they last started.
     pub waited_over: OpSet,
+    /// Operations the host waited for on some path since they last started (on other paths
+    /// they may still run, or never started: the first turn of a loop).
+    pub finished_may: OpSet,
     /// For each event object, the operations recorded before it (on every path).
     pub event_covers: BTreeMap<Loc, OpSet>,
     /// For each stream object, the operations it waits for through events (on every path).
@@ -96,6 +99,7 @@ impl<X: Ext> State<X> {
         changed |= self.inflight_may.union_with(&other.inflight_may);
         changed |= intersect_changed(&mut self.inflight_must, &other.inflight_must);
         changed |= self.waited_over.union_with(&other.waited_over);
+        changed |= self.finished_may.union_with(&other.finished_may);
         changed |= intersect_changed(&mut self.registered_must, &other.registered_must);
         changed |= self.registered_may.union_with(&other.registered_may);
         changed |= intersect_changed(&mut self.mapped_must, &other.mapped_must);
@@ -123,6 +127,7 @@ impl<X: Ext> State<X> {
         self.inflight_may.insert(op);
         self.inflight_must.insert(op);
         self.waited_over.subtract(&again);
+        self.finished_may.subtract(&again);
         self.ext.started(op);
     }
 
@@ -140,6 +145,9 @@ impl<X: Ext> State<X> {
         if ops.is_empty() {
             return;
         }
+        let mut finished = ops.clone();
+        finished.intersect_with(&self.inflight_may);
+        self.finished_may.union_with(&finished);
         self.inflight_may.subtract(ops);
         self.inflight_must.subtract(ops);
         for covered in self.event_covers.values_mut() {
@@ -154,6 +162,12 @@ impl<X: Ext> State<X> {
             waited.subtract(ops);
         }
         self.ext.finished(ops);
+    }
+
+    /// Whether the host may have waited for `op` since it last started: some path here
+    /// finished it (where it may be running, the other paths did not wait, or did not start it).
+    pub fn may_have_finished(&self, op: OpId) -> bool {
+        self.finished_may.contains(op)
     }
 
     /// Whether `op` is running on every path here (else: on some paths only).

@@ -16,7 +16,9 @@ declare_lint! {
     /// `cudaMallocManaged`, cudarc's `UnifiedSlice`, the runtime layer's `ManagedBuffer`) while a
     /// kernel may still be running that does not use that memory. (When work that may still run
     /// uses that memory, a kernel or a copy, `cuda_lint::missing_sync` reports the access, and
-    /// this lint does not: one finding per access.)
+    /// this lint does not: one finding per access.) It is reported once per allocation in a
+    /// function, at its first such access: filling the fields of a managed struct is one missing
+    /// wait.
     ///
     /// ### Why is this bad?
     /// On a device whose `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS` is 0, the GPU has

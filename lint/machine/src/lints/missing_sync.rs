@@ -70,6 +70,13 @@ declare_lint! {
     /// wait for the current context or device, which the analysis does not follow
     /// (`cuCtxSetCurrent`, `cudaSetDevice`): they are taken to wait for all work (cudarc's
     /// `CudaContext::synchronize` waits for its own context's streams only).
+    /// Buffers made by one call in a loop, or kept in one array or `Vec` and chosen by an index
+    /// at run time (a pool, a double buffer), are one buffer to the analysis: an access to one
+    /// of them is reported against work on one of them only where that work was never waited
+    /// for on any path (a ring refilled with no wait at all). Where the program waits on some
+    /// turns (`if k >= 2 { stream.synchronize()? }`), whether the slot it reuses is the one
+    /// waited for depends on the index, which the analysis does not follow: not reported. Nor
+    /// are two places of a VMM reservation at offsets that are not constants (`base + head`).
     ///
     /// ### Example
     /// ```rust,ignore
@@ -142,6 +149,13 @@ fn conflicts<S: Copy + PartialEq, X: Ext>(regions: &LocSet, access: Access, cx: 
             if stream_ordered_only && !info.host_in_stream_order || !cx.machine.uses_current(cx.state, op, l, cx.regions) {
                 continue;
             }
+            // Work the host waited for on some path, on one of several buffers the analysis does
+            // not tell apart (a pool's slot chosen by an index, synchronized before the slot
+            // comes round again): no evidence that this access races it. (Never waited for, as
+            // in a ring refilled with no wait at all, it is.)
+            if cx.regions.one_of_many(l) && cx.state.may_have_finished(op) {
+                continue;
+            }
             let hit = match access {
                 // Writes assumed of a kernel whose source was not seen are no evidence:
                 // `unverified` says so.
@@ -180,15 +194,25 @@ fn reuse<S: Copy + PartialEq, X: Ext>(new: OpId, cx: &Cx<'_, S, X>, out: &mut Ve
             if op.writes_unseen { LocSet::new() } else { op.writes.clone() },
             if prev.writes_unseen { LocSet::new() } else { prev.writes.clone() },
         );
+        // Two places at offsets of a VMM reservation the analysis does not know (`base + head`,
+        // `base + self.size`) are no evidence of the same memory: they may be apart, or two
+        // mappings of one allocation (`unfenced_vmm_alias`'s).
+        let unknown_offset = |l: Loc| cx.regions.at_unknown_offset(cx.regions.mapping(l));
+        let maybe_done = cx.state.may_have_finished(other);
+        let same = |a: Loc, b: Loc| {
+            cx.regions.overlaps(a, b)
+                && !(unknown_offset(a) && unknown_offset(b))
+                && !(maybe_done && cx.regions.one_of_many(a))
+        };
         let conflict = op_writes
             .iter()
             .filter(current)
-            .find(|w| prev.reads.iter().chain(prev_writes.iter()).any(|p| cx.regions.overlaps(*w, p)))
+            .find(|w| prev.reads.iter().chain(prev_writes.iter()).any(|p| same(*w, p)))
             .or_else(|| {
                 op.reads
                     .iter()
                     .filter(current)
-                    .find(|r| prev_writes.iter().any(|p| cx.regions.overlaps(*r, p)))
+                    .find(|r| prev_writes.iter().any(|p| same(*r, p)))
             });
         if let Some(l) = conflict
             && cx.regions.mem_kind(l).is_some_and(|k| k != MemKind::Unknown)

@@ -162,11 +162,17 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             return false;
         };
         // References (what they point to is read where they are used, by the closure given),
-        // and numbers (`enumerate`'s index).
-        let no_read = |t: Ty<'tcx>| t.is_ref() || t.is_primitive();
+        // numbers (`enumerate`'s index), and tuples of them (`a.zip(b).enumerate()`'s
+        // `(i, (&x, &y))`).
+        fn no_read(t: Ty<'_>, depth: u8) -> bool {
+            match t.kind() {
+                ty::Tuple(parts) => depth < 4 && parts.iter().all(|p| no_read(p, depth + 1)),
+                _ => t.is_ref() || t.is_primitive(),
+            }
+        }
         match item_ty.kind() {
             ty::Ref(..) => true,
-            ty::Tuple(parts) => parts.iter().all(no_read),
+            ty::Tuple(_) => no_read(item_ty, 0),
             _ => false,
         }
     }
@@ -216,7 +222,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let ret_is_ref = self
             .instantiate(f, destination.ty(&body.local_decls, self.tcx).ty)
             .is_ref();
-        if !iterator_method {
+        // A closure the result holds (`Box::new(move || free(p))`, stored to run later) is not
+        // called by the call.
+        let stores_closure = self
+            .instantiate(f, destination.ty(&body.local_decls, self.tcx).ty)
+            .walk()
+            .any(|t| t.as_type().is_some_and(|t| t.is_closure()));
+        if !iterator_method && !stores_closure {
             // `opt.unwrap_or_else(|| make())`: the result may be what the closure returned;
             // `cell.get_or_init(|| make())` returns a reference to where it was stored.
             let returned = self.run_passed_closures(call, state);
@@ -516,7 +528,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         callee: DefId,
         callee_args: Option<GenericArgsRef<'tcx>>,
         bindings: &[Binding],
-        field_bindings: &[(usize, Proj, LocSet)],
+        field_bindings: &[(usize, Vec<Proj>, LocSet)],
         state: &mut State,
     ) -> Option<Val> {
         let tcx = self.tcx;
@@ -562,7 +574,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 continue;
             }
             let loc = self.local_loc(child, Local::from_usize(*param));
-            let field = self.locs.child(loc, *proj);
+            let field = proj.iter().fold(loc, |at, &p| self.locs.child(at, p));
             self.store(&mut entry, field, vals, true);
         }
         let exit = self.run_frame(child, entry, self.reporting)?;
@@ -670,6 +682,46 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// `for_each` or `fold`), the closure parameter that takes the iterator's items, and the
     /// items: what the iterator (the call's receiver) refers to, narrowed to the parameter's
     /// type; a `zip`'s items field by field.
+    /// The items of the `zip`/`enumerate` at `recv`, side by side, as the closure parameter of
+    /// type `item_ty` takes them: a side that is itself a `zip` (`a.zip(b).enumerate()`, whose
+    /// item is `(i, (x, y))`) is followed apart too, so each part of the pattern gets its own
+    /// side's items.
+    fn zip_items(
+        &mut self,
+        recv: LocId,
+        item_ty: Ty<'tcx>,
+        path: &mut Vec<Proj>,
+        out: &mut Vec<(Vec<Proj>, LocSet)>,
+        state: &State,
+    ) {
+        let ty::Tuple(tys) = item_ty.kind() else {
+            return;
+        };
+        for (i, ty) in tys.iter().enumerate() {
+            let side = self.locs.child(recv, Proj::Field(i as u32));
+            path.push(Proj::Field(i as u32));
+            let vals = self.read_value(state, side);
+            // The inner `zip` moved into this one is held in place (its sides are this side's
+            // fields), or referred to.
+            let nested = path.len() < 4 && matches!(ty.kind(), ty::Tuple(_));
+            let held_in_place =
+                nested
+                    && self.locs.get(side).children.iter().any(|&(p, c)| {
+                        matches!(p, Proj::Field(_)) && state.values.get(&c).is_some_and(|v| !v.is_empty())
+                    });
+            let inner_zip = if held_in_place {
+                Some(side)
+            } else {
+                single(&vals).filter(|&z| nested && self.locs.get(z).ty.is_some_and(|t| is_zip(self.tcx, t)))
+            };
+            match inner_zip {
+                Some(z) => self.zip_items(z, ty, path, out, state),
+                None => out.push((path.clone(), self.narrow_item(state, &vals, ty))),
+            }
+            path.pop();
+        }
+    }
+
     /// The function a call calls, when it is a known function (not a pointer).
     fn callee(&self, call: &CallSite<'_, 'tcx>) -> Option<DefId> {
         let body = self.frames[call.f.0 as usize].body;
@@ -737,23 +789,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         {
             receiver_loc = single(&self.read_value(state, r));
         }
-        if let ty::Tuple(tys) = param_ty.kind()
-            && let Some(recv) = receiver_loc
+        if let Some(recv) = receiver_loc
+            && matches!(param_ty.kind(), ty::Tuple(_))
+            && self.locs.get(recv).ty.is_some_and(|t| is_zip(self.tcx, t))
         {
-            let zipped: Vec<(Proj, LocSet)> = (0..tys.len())
-                .map(|i| {
-                    let field = self.locs.child(recv, Proj::Field(i as u32));
-                    (Proj::Field(i as u32), self.read_value(state, field))
-                })
-                .collect();
-            if self.locs.get(recv).ty.is_some_and(|t| is_zip(self.tcx, t)) {
-                let per_field = zipped
-                    .into_iter()
-                    .zip(tys.iter())
-                    .map(|((proj, vals), ty)| (proj, self.narrow_item(state, &vals, ty)))
-                    .collect();
-                return Some((param, Items::Fields(per_field)));
-            }
+            let mut per_field = Vec::new();
+            self.zip_items(recv, param_ty, &mut Vec::new(), &mut per_field, state);
+            return Some((param, Items::Fields(per_field)));
         }
         let vals = match receiver_loc {
             Some(r)
@@ -880,8 +922,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 pub(super) enum Items {
     /// All of them as one value.
     Whole(LocSet),
-    /// A tuple's fields (a `zip`'s two sides).
-    Fields(Vec<(Proj, LocSet)>),
+    /// A tuple's fields (a `zip`'s two sides), each at its path in the item (`(i, (x, y))`).
+    Fields(Vec<(Vec<Proj>, LocSet)>),
     /// A reference to the item (`filter`'s `&&mut T`): where the iterator holds it, and the
     /// items held there.
     Held(LocId, LocSet),

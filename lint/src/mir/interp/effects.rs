@@ -95,9 +95,19 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     // The value becomes an element (of a `Vec`, or an argument of a launch
                     // being built): what it refers to, the element refers to.
                     let vals = self.arg(call, value, &ret);
+                    // A struct pushed keeps its fields apart in the element (`slots.push(Slot {
+                    // host, dev, event })`: `slots[i].host` is the host buffer, not all three).
+                    let pushed = call
+                        .args
+                        .get(value as usize)
+                        .and_then(|a| self.arg_place_loc(f, &a.node, state));
                     for collection in self.data_arg(call, vec, &ret, state).iter() {
                         let element = self.locs.child(collection, Proj::Index);
                         state.values.entry(element).or_default().union_with(&vals);
+                        if let Some(src) = pushed {
+                            self.copy_tree_into(state, src, element, 3, true);
+                        }
+                        self.note_elements(state, element);
                     }
                     // A launch's arguments stay apart, one slot per `.arg(..)` call.
                     let builders = self.objects(call, vec, state);
@@ -1697,6 +1707,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// again), the object is new, and the work started before used the old one.
     fn renew(&mut self, target: Target, new: LocId, state: &mut State) {
         if matches!(target, Target::Mem(_)) {
+            // Made again while the one made before is still held (in a loop that keeps each
+            // buffer): the location stands for all of them.
+            if state.values.iter().any(|(_, v)| v.contains(new)) {
+                self.attrs.entry(new).or_default().one_of_many = true;
+            }
             self.machine.renew(&mut state.m, &LocSet::single(new));
         }
     }

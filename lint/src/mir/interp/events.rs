@@ -43,6 +43,10 @@ impl Regions for RegionsView<'_, '_, '_> {
                 .is_some_and(|a| a.write_combined)
     }
 
+    fn one_of_many(&self, l: LocId) -> bool {
+        self.attrs.get(&self.locs.data_root(l)).is_some_and(|a| a.one_of_many)
+    }
+
     fn attached(&self, l: LocId) -> bool {
         self.attrs.get(&self.locs.data_root(l)).is_some_and(|a| a.attached)
     }

@@ -112,6 +112,10 @@ struct ObjAttrs {
     allocator: Option<cuda_lint_machine::Allocator>,
     /// Memory: allocated on a stream (`cuMemAllocAsync`), whatever stream that is.
     stream_ordered: bool,
+    /// Memory: one of several allocations this location stands for (made by one call in a
+    /// loop, or the elements of an array or `Vec` of buffers made apart), which the analysis
+    /// does not tell apart.
+    one_of_many: bool,
 }
 
 /// What an rvalue produces, for the assignment that stores it.
@@ -1427,6 +1431,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                             v
                         };
                         self.store(state, child, v, strong_field);
+                        if *proj == Proj::Index {
+                            self.note_elements(state, child);
+                        }
                     }
                 }
                 Val::Tree(src, v) => {
@@ -1714,7 +1721,31 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 
     /// [`Self::copy_tree`]; with `merge`, what `dest`'s fields held is kept beside what `src`'s
     /// hold (the element of an array literal stands for each of its elements).
-    fn copy_tree_into(&mut self, state: &mut State, src: LocId, dest: LocId, depth: u32, merge: bool) {
+    /// The elements of a collection at `element` (one location for all): where they hold
+    /// several allocations (`[Buf::new()?, Buf::new()?]`, buffers pushed one by one), each is
+    /// one of many.
+    pub(super) fn note_elements(&mut self, state: &State, element: LocId) {
+        let mut stack = vec![(element, 0u8)];
+        while let Some((at, depth)) = stack.pop() {
+            if let Some(vals) = state.values.get(&at) {
+                let roots: Vec<LocId> = vals
+                    .iter()
+                    .filter(|&v| matches!(self.locs.kind(v), LocKind::Data(_)))
+                    .map(|v| self.locs.data_root(v))
+                    .collect();
+                if roots.iter().any(|r| *r != roots[0]) {
+                    for r in roots {
+                        self.attrs.entry(r).or_default().one_of_many = true;
+                    }
+                }
+            }
+            if depth < 3 {
+                stack.extend(self.locs.get(at).children.iter().map(|&(_, c)| (c, depth + 1)));
+            }
+        }
+    }
+
+    pub(super) fn copy_tree_into(&mut self, state: &mut State, src: LocId, dest: LocId, depth: u32, merge: bool) {
         if depth == 0 || src == dest {
             return;
         }
@@ -2074,6 +2105,9 @@ fn const_ints_of<'tcx>(
         },
         _ => return None,
     };
+    if written_through_borrow_or_call(body, local) {
+        return None;
+    }
     let mut out: Vec<u128> = Vec::new();
     for data in body.basic_blocks.iter() {
         for stmt in &data.statements {
@@ -2127,6 +2161,28 @@ fn const_ints_of<'tcx>(
         }
     }
     (!out.is_empty()).then_some(out)
+}
+
+/// Whether `local` may get a value other than by an assignment statement: as a call's
+/// destination, or through a mutable borrow or raw pointer of it (`cuMemGetAllocationGranularity(&mut
+/// bytes, ..)` writes `bytes`, whatever it was initialised with).
+fn written_through_borrow_or_call(body: &Body<'_>, local: Local) -> bool {
+    body.basic_blocks.iter().any(|data| {
+        let by_call = matches!(
+            &data.terminator().kind,
+            TerminatorKind::Call { destination, .. } if destination.local == local
+        );
+        by_call
+            || data.statements.iter().any(|stmt| match &stmt.kind {
+                StatementKind::Assign(box (_, Rvalue::Ref(_, mir::BorrowKind::Mut { .. }, src))) => {
+                    src.local == local && !src.is_indirect()
+                }
+                StatementKind::Assign(box (_, Rvalue::RawPtr(kind, src))) => {
+                    matches!(kind, mir::RawPtrKind::Mut) && src.local == local && !src.is_indirect()
+                }
+                _ => false,
+            })
+    })
 }
 
 fn const_values_of<'tcx, T: PartialEq>(
