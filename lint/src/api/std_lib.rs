@@ -60,6 +60,9 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("[]::as_mut_ptr_range", &[Derive(0)]),
         f("[]::iter", &[Derive(0)]),
         f("[]::iter_mut", &[Derive(0)]),
+        // Draining yields the elements (moved out), as iterating over them does.
+        f("alloc::vec::Vec::drain", &[Derive(0)]),
+        f("alloc::collections::vec_deque::VecDeque::drain", &[Derive(0)]),
         f("[]::chunks", &[Parts(0)]),
         f("[]::chunks_mut", &[Parts(0)]),
         f("[]::chunks_exact", &[Parts(0)]),

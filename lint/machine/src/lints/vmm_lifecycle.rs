@@ -20,7 +20,8 @@ declare_lint! {
     /// - a range mapped again (`cuMemMap`) while it is still mapped: "users can map and unmap
     ///   memory to the same address range as many times as they want, so long as they ensure
     ///   that they don't attempt to create mappings on VA range reservations that are already
-    ///   mapped".
+    ///   mapped". A range at an offset that is not a constant (`base + self.mapped`, an arena
+    ///   that grows) is not taken for one already mapped.
     ///
     /// Releasing the handle (`cuMemRelease`) while mappings of it exist is not reported: CUDA
     /// allows it, and frees the memory when the last mapping goes. Unmapping a range that work
@@ -108,7 +109,12 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
             }
         }
         Event::Map { views } => {
-            let Some(view) = views.iter().find(|&v| cx.state.mapped_must.contains(v)) else {
+            // A range at an offset not known (`base + self.mapped`) is no evidence of the same
+            // range: each grow of an arena maps the next part.
+            let Some(view) = views
+                .iter()
+                .find(|&v| cx.state.mapped_must.contains(v) && !cx.regions.at_unknown_offset(v))
+            else {
                 return;
             };
             let target = cx.describe.region(view);

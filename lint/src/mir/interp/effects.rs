@@ -159,9 +159,16 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     self.next_items(call, &items, state);
                     // An owned item (`for slot in slots.drain(..)`): the element itself, moved
                     // out with its fields, not a reference to it.
-                    let owned = !matches!(peel_result(ret_ty).kind(), ty::Ref(..) | ty::RawPtr(..));
-                    if owned
-                        && let Some(element) = single(&items)
+                    // A raw pointer item is owned when the elements are raw pointers
+                    // (`Vec<*mut c_void>::drain`), a pointer into the element otherwise.
+                    let item_ty = peel_result(ret_ty);
+                    let owned = |element: LocId| match item_ty.kind() {
+                        ty::Ref(..) => false,
+                        ty::RawPtr(..) => self.locs.get(element).ty == Some(item_ty),
+                        _ => true,
+                    };
+                    if let Some(element) = single(&items)
+                        && owned(element)
                         && matches!(self.locs.get(element).parent, Some((_, Proj::Index)))
                         && !matches!(self.locs.kind(element), LocKind::Handle(_))
                     {

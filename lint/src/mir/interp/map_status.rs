@@ -2,7 +2,8 @@
 //! CUDA_SUCCESS { cuMemAddressFree(..); return .. }` rolls back a map that did not happen. The
 //! status a map call returns is followed through references and comparisons with a constant
 //! (`!=`, `==`, `PartialEq::ne`/`eq`, `!`) to the branch on it; on the branch where the map
-//! failed, its mappings are not mapped. (`?` needs none of this: an error path returns, and a
+//! failed, its mappings are not mapped; so is cudarc's `if let Err(e) = cuMemMap(..).result()`.
+//! (`?` needs none of this: an error path returns, and a
 //! caller goes on only where the call succeeded.)
 
 use rustc_middle::mir::{BinOp, Local, Rvalue, SwitchTargets, UnOp};
@@ -16,6 +17,10 @@ pub(super) enum MapStatus {
     Returned(LocSet),
     /// A `bool` that is `failed_when` where the map of these mappings failed.
     Test { views: LocSet, failed_when: bool },
+    /// The status made a `Result` (cudarc's `cuMemMap(..).result()`): `Err` where it failed.
+    AsResult(LocSet),
+    /// The discriminant of such a `Result`: 1 (`Err`) where the map failed.
+    ErrDiscriminant(LocSet),
 }
 
 impl<'a, 'tcx> Interp<'a, 'tcx> {
@@ -47,6 +52,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             Rvalue::Use(op, _) => self.status_of(f, op).cloned(),
             Rvalue::Ref(_, _, p) | Rvalue::RawPtr(_, p) => from_local(self, p),
             Rvalue::BinaryOp(bin @ (BinOp::Eq | BinOp::Ne), box (a, b)) => self.comparison(f, a, b, *bin == BinOp::Ne),
+            Rvalue::Discriminant(p) => match from_local(self, p) {
+                Some(MapStatus::AsResult(views)) => Some(MapStatus::ErrDiscriminant(views)),
+                _ => None,
+            },
             Rvalue::UnaryOp(UnOp::Not, op) => match self.status_of(f, op) {
                 Some(MapStatus::Test { views, failed_when }) => Some(MapStatus::Test {
                     views: views.clone(),
@@ -85,7 +94,20 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         args: &[rustc_span::Spanned<Operand<'tcx>>],
         destination: Place<'tcx>,
     ) {
-        if self.map_status.is_empty() || args.len() != 2 {
+        if self.map_status.is_empty() {
+            return;
+        }
+        // `status.result()`: a `Result` that is `Err` where the map failed.
+        if let [arg] = args
+            && let Some(MapStatus::Returned(views)) = self.status_of(f, &arg.node)
+            && let Some(local) = destination.as_local()
+            && self.tcx.item_name(def_id).as_str() == "result"
+        {
+            let views = views.clone();
+            self.map_status.insert((f, local), MapStatus::AsResult(views));
+            return;
+        }
+        if args.len() != 2 {
             return;
         }
         let Some(trait_id) = self.tcx.trait_of_assoc(def_id) else {
@@ -115,8 +137,14 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         discr: &Operand<'tcx>,
         targets: &SwitchTargets,
     ) -> Option<(BasicBlock, LocSet)> {
-        let Some(MapStatus::Test { views, failed_when }) = self.status_of(f, discr) else {
-            return None;
+        let (views, failed_when) = match self.status_of(f, discr) {
+            Some(MapStatus::Test { views, failed_when }) => (views, failed_when),
+            // `switchInt(discriminant(r)) -> [0: ok, 1: err, ..]`
+            Some(MapStatus::ErrDiscriminant(views)) => {
+                let (_, err) = targets.iter().find(|&(v, _)| v == 1)?;
+                return Some((err, views.clone()));
+            }
+            _ => return None,
         };
         // `switchInt(b) -> [0: if_false, otherwise: if_true]`
         let (value, if_false) = targets.iter().next()?;

@@ -916,7 +916,15 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// the values are the collection.
     fn narrow_item(&mut self, state: &State, values: &LocSet, item_ty: Ty<'tcx>) -> LocSet {
         let item = peel_result(item_ty);
-        if matches!(item.kind(), ty::Ref(..) | ty::RawPtr(..)) {
+        // Raw pointers may be the elements themselves (`Vec<*mut c_void>::drain`).
+        let elements_are_pointers = item.is_raw_ptr()
+            && values.iter().all(|l| {
+                self.locs
+                    .get(l)
+                    .ty
+                    .is_some_and(|t| matches!(t.kind(), ty::Slice(e) | ty::Array(e, _) if *e == item))
+            });
+        if matches!(item.kind(), ty::Ref(..) | ty::RawPtr(..)) && !elements_are_pointers {
             return self.narrow(state, values, item);
         }
         values
