@@ -139,8 +139,8 @@ impl<'tcx> CudaMemory<'tcx> {
                 continue;
             }
             if let Some(via) = &finding.via
-                && (self.helper_reports(cx, via.helper, kind, via.inner)
-                    || (via.outer != via.helper && self.helper_reports(cx, via.outer, kind, via.inner))
+                && (self.helper_reports(cx, via.helper, kind, via.inner, &[])
+                    || (via.outer != via.helper && self.helper_reports(cx, via.outer, kind, via.inner, &via.calls))
                     || !at_call.insert((kind, finding.span())))
             {
                 continue;
@@ -150,13 +150,17 @@ impl<'tcx> CudaMemory<'tcx> {
     }
 
     /// Whether `helper`, analysed on its own, reports an event of this kind at `inner` (itself,
-    /// or at a call of a helper of its own: the event is then reported closest to where it is).
+    /// or at a call of a helper of its own: the event is then reported closest to where it is),
+    /// or at one of `calls`, the calls inside it on the way to the event (`convert(f)`, on its
+    /// own, reports the call `f(buf)` that races its copy, where `f` is not known; a caller
+    /// that passes a closure as `f` would report the same mistake again inside the closure).
     fn helper_reports(
         &mut self,
         cx: &LateContext<'tcx>,
         helper: DefId,
         kind: (&'static str, &'static str),
         inner: Span,
+        calls: &[Span],
     ) -> bool {
         let Some(helper) = helper.as_local() else {
             return false;
@@ -165,9 +169,9 @@ impl<'tcx> CudaMemory<'tcx> {
             let own = self.analyze(cx, helper).unwrap_or_default();
             self.helper_findings.insert(helper, own);
         }
-        self.helper_findings[&helper]
-            .iter()
-            .any(|f| f.key() == kind && f.via.as_ref().map_or(f.span(), |v| v.inner) == inner)
+        self.helper_findings[&helper].iter().any(|f| {
+            f.key() == kind && (f.via.as_ref().map_or(f.span(), |v| v.inner) == inner || calls.contains(&f.span()))
+        })
     }
 }
 

@@ -15,6 +15,9 @@ pub struct Via {
     pub outer: DefId,
     /// Where the event happened inside the helper.
     pub inner: Span,
+    /// The calls on the way, inside the helpers (`decode(i, buf)` inside `convert`, when the
+    /// event happened in the closure the linted body passed as `decode`).
+    pub calls: Vec<Span>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

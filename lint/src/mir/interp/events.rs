@@ -200,11 +200,30 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         helper: self.frames[f.0 as usize].def_id,
                         outer: self.frames[self.outermost_helper(f).0 as usize].def_id,
                         inner: span,
+                        calls: self.calls_inside_helpers(f),
                     }),
                 },
             };
             self.findings.insert(finding);
         }
+    }
+
+    /// The calls that lead to frame `f` from the outermost helper (not the call in the linted
+    /// body), innermost first.
+    fn calls_inside_helpers(&self, f: FrameId) -> Vec<Span> {
+        let mut calls = Vec::new();
+        let mut cur = f;
+        while let (Some(parent), Some(bb)) = (
+            self.frames[cur.0 as usize].parent,
+            self.frames[cur.0 as usize].called_at,
+        ) && parent != FrameId::ROOT
+            && calls.len() < 16
+        {
+            let body = self.frames[parent.0 as usize].body;
+            calls.push(body.basic_blocks[bb].terminator().source_info.span.source_callsite());
+            cur = parent;
+        }
+        calls
     }
 
     /// The work waited for over a collection by a wait in a loop that the current point of
