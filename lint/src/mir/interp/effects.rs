@@ -185,13 +185,21 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                             .locs
                             .fresh(f, call.bb, which as u8, Target::Mem(kind), call.span, ty);
                         self.locs.set_allocated(new);
-                        let from = self.data_arg(call, a, &ret, state);
-                        let stored = self.stored_device_pointers(&from, state);
+                        // The elements of `vec![..]` (a boxed array made a `Vec`): what the
+                        // array held (device pointers, the addresses of a launch's arguments).
+                        let mut from = self.data_arg(call, a, &ret, state);
+                        from.union_with(&self.arg(call, a, &ret));
+                        let stored = self.stored_values(&from, state);
                         if !stored.is_empty() {
                             let element = self.locs.child(new, Proj::Index);
                             if !matches!(self.locs.kind(element), LocKind::Handle(_)) {
                                 state.values.entry(element).or_default().union_with(&stored);
                             }
+                        }
+                        // The array literal's elements by position too (`vec![&mut a as *mut
+                        // _, ..]` as a launch's argument list: one slot per argument).
+                        for array in self.arrays_within(&from) {
+                            self.copy_tree_into(state, array, new, 2, true);
                         }
                         ret.insert(new);
                     }
@@ -1496,6 +1504,38 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// The device memory that pointers stored in `data` point to (anywhere inside: an array's
     /// elements, the array inside `vec![..]`'s box).
     fn stored_device_pointers(&self, data: &LocSet, state: &State) -> LocSet {
+        let mut stored = self.stored_values(data, state);
+        stored.retain(|l| matches!(self.locs.kind(l), LocKind::Data(k) if k.is_device_only()));
+        stored
+    }
+
+    /// The array literals stored in the memory at `data` (within a `Box<MaybeUninit<[T; N]>>`
+    /// `vec![..]` fills): locations with elements by position.
+    fn arrays_within(&self, data: &LocSet) -> Vec<LocId> {
+        let mut found = Vec::new();
+        let mut work: Vec<(LocId, u32)> = data.iter().map(|d| (d, 0)).collect();
+        while let Some((l, depth)) = work.pop() {
+            let children = &self.locs.get(l).children;
+            if children.iter().any(|(p, _)| *p == Proj::Index)
+                && children.iter().any(|(p, _)| matches!(p, Proj::Field(_)))
+            {
+                found.push(l);
+                continue;
+            }
+            if depth < 4 {
+                work.extend(
+                    children
+                        .iter()
+                        .filter(|(p, _)| matches!(p, Proj::Field(_)))
+                        .map(|&(_, c)| (c, depth + 1)),
+                );
+            }
+        }
+        found
+    }
+
+    /// What the memory at `data` holds (the values of its parts), as pointers and handles.
+    fn stored_values(&self, data: &LocSet, state: &State) -> LocSet {
         let mut stored = LocSet::new();
         for s in data.iter() {
             let mut work = vec![(s, 0u32)];
@@ -1519,7 +1559,6 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
             }
         }
-        stored.retain(|l| matches!(self.locs.kind(l), LocKind::Data(k) if k.is_device_only()));
         stored
     }
 
