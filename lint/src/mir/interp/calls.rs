@@ -43,6 +43,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             derefs_raw,
         };
 
+        // Where the crate's function called here returned an error (see `note_error_exit`).
+        let mut direct_error_exit = None;
         let ret = if let ty::FnDef(def_id, fargs) = *func_ty.kind() {
             let resolved = self.resolve_instance(def_id, fargs);
             let effects = resolved
@@ -56,6 +58,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 }
                 self.apply(&call, entry.effects, ret_ty, state)
             } else if let Some(ret) = self.try_inline(&call, def_id, fargs, resolved, state) {
+                direct_error_exit = self.last_error_exit.take();
                 ret
             } else if let Some(ret) = self.dyn_dispatch(&call, resolved, state) {
                 ret
@@ -89,7 +92,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             Val::Tree(src, _) => Some(*src),
             _ => None,
         };
+        self.last_error_exit = None;
         self.assign(f, destination, ret, si, state);
+        self.note_error_exit(f, bb, destination, direct_error_exit, state);
         // A value moved through a call (`take`, `unwrap`, a helper's return) keeps its variant.
         if let Some(src) = tree_src
             && let Some(dest) = self.strong_dest(f, destination, state)
@@ -99,6 +104,47 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
         if let Some(pending) = self.pending_store.take() {
             self.finish_store(pending, state);
+        }
+    }
+
+    /// Keeps the state where the crate's function just called returned `Err` (`error_exit`)
+    /// for the match on its result right after the call (`if let Err(e) = run() { cleanup }`:
+    /// the cleanup runs where `run` failed, not where it succeeded). A result taken apart by
+    /// `?` is not matched on directly: its error path returns, as before.
+    fn note_error_exit(
+        &mut self,
+        f: FrameId,
+        bb: BasicBlock,
+        destination: Place<'tcx>,
+        error_exit: Option<State>,
+        state: &State,
+    ) {
+        let Some(dest) = self.strong_dest(f, destination, state) else {
+            return;
+        };
+        let body = self.frames[f.0 as usize].body;
+        let TerminatorKind::Call { target: Some(next), .. } = body.basic_blocks[bb].terminator().kind else {
+            self.error_states.remove(&dest);
+            return;
+        };
+        let matched = body.basic_blocks[next].statements.iter().any(
+            |stmt| matches!(&stmt.kind, StatementKind::Assign(box (_, Rvalue::Discriminant(p))) if *p == destination),
+        );
+        // `Err` is `Result`'s variant 1, `None` `Option`'s variant 0.
+        let ty = self.instantiate(f, destination.ty(&body.local_decls, self.tcx).ty);
+        let failed_variant = match ty.kind() {
+            ty::Adt(adt, _) if self.tcx.is_diagnostic_item(rustc_span::sym::Result, adt.did()) => Some(1),
+            ty::Adt(adt, _) if self.tcx.is_diagnostic_item(rustc_span::sym::Option, adt.did()) => Some(0),
+            _ => None,
+        };
+        match (error_exit, failed_variant) {
+            (Some(mut err), Some(v)) if matched => {
+                err.variants.insert(dest, 1 << v);
+                self.error_states.insert(dest, (v, err));
+            }
+            _ => {
+                self.error_states.remove(&dest);
+            }
         }
     }
 
@@ -578,6 +624,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             self.store(&mut entry, field, vals, true);
         }
         let exit = self.run_frame(child, entry, self.reporting)?;
+        let mut error_exit = self.last_error_exit.take();
         *state = exit;
         self.leave_item_loops(child, None, state);
         let ret_loc = self.local_loc(child, mir::RETURN_PLACE);
@@ -590,8 +637,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             for &loc in self.locs.of_local(child, local) {
                 state.values.remove(&loc);
                 state.running_when.remove(&loc);
+                if let Some(e) = &mut error_exit {
+                    e.values.remove(&loc);
+                    e.running_when.remove(&loc);
+                }
             }
         }
+        self.last_error_exit = error_exit;
         Some(Val::Tree(ret_loc, ret_val))
     }
 

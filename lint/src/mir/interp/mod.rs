@@ -177,6 +177,13 @@ pub struct Interp<'a, 'tcx> {
     /// Set by the block just run: the arms of a `match` on an enum and what may run in each
     /// (see `State::running_when`).
     arm_not_running: Vec<(BasicBlock, OpSet)>,
+    /// The error exit of the frame just run, where it also has a success exit (for its caller).
+    last_error_exit: Option<State>,
+    /// For the result of a call of the crate's function that the caller matches on directly
+    /// (`if let Err(e) = run() { cleanup }`): the state where the function returned `Err`.
+    error_states: FxHashMap<LocId, (u32, State)>,
+    /// Set by the block just run: the `Err` arm of such a match, and the state it starts from.
+    error_arm: Option<(BasicBlock, State)>,
     /// Whether the body analysed is test code (see `resolve::is_test_code`).
     in_test: bool,
     /// What a call that moves a value out of a place leaves there, stored after the call's
@@ -389,6 +396,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             map_status: FxHashMap::default(),
             failed_map_edge: None,
             arm_not_running: Vec::new(),
+            last_error_exit: None,
+            error_states: FxHashMap::default(),
+            error_arm: None,
             in_test: crate::mir::resolve::is_test_code(tcx, def_id),
             pending_store: None,
             discriminants: FxHashMap::default(),
@@ -462,7 +472,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 // (A builder run for its type's fields keeps them: `returned_field_stores`.)
                 Next::Return if f == FrameId::ROOT && self.collect_fields_of.is_none() => {}
                 // Error returns (`Err(..)`, `?`) are kept apart: a caller goes on after a
-                // call only where it succeeded; they are not needed once a success exists.
+                // call only where it succeeded; they are not needed once a success exists
+                // (except by a caller that matches on the result: `last_error_exit`).
                 Next::Return if state.returning_error && exit.is_some() => {}
                 Next::Return => match if state.returning_error {
                     &mut error_exit
@@ -476,18 +487,24 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 },
                 Next::Blocks(succs) => {
                     let failed_map = self.failed_map_edge.take();
+                    let error_arm = self.error_arm.take();
                     let arm_not_running = std::mem::take(&mut self.arm_not_running);
                     for succ in succs {
                         // Where a map the block tested failed, its mappings are not mapped.
                         let failed_state;
+                        // The `Err` arm of a match on a call's result: where the callee failed.
+                        let out = match &error_arm {
+                            Some((err, err_state)) if *err == succ => err_state,
+                            _ => &state,
+                        };
                         let out = match &failed_map {
                             Some((failed, views)) if *failed == succ => {
-                                let mut s = state.clone();
+                                let mut s = out.clone();
                                 self.machine.map_failed(&mut s.m, views);
                                 failed_state = s;
                                 &failed_state
                             }
-                            _ => &state,
+                            _ => out,
                         };
                         // The arm of a variant: only what may run where the enum is that
                         // variant may run here.
@@ -530,6 +547,15 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         if f == FrameId::ROOT && self.collect_fields_of.is_none() {
             return None;
         }
+        // Where it may fail too, how it fails, for a caller that matches on its result.
+        self.last_error_exit = if exit.is_some() {
+            error_exit.clone().map(|mut e| {
+                e.returning_error = false;
+                e
+            })
+        } else {
+            None
+        };
         exit.or(error_exit).map(|mut e| {
             e.returning_error = false;
             e
@@ -585,7 +611,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 if trace && !self.arm_not_running.is_empty() {
                     eprintln!("      arms and what may run there: {:?}", self.arm_not_running);
                 }
-                let ruled_out = self.ruled_out_arms(f, discr, targets, state);
+                self.error_arm = self.error_arm(f, discr, targets);
+                let mut ruled_out = self.ruled_out_arms(f, discr, targets, state);
+                if let Some((err, _)) = &self.error_arm {
+                    ruled_out.retain(|bb| bb != err);
+                }
                 if !ruled_out.is_empty() {
                     if trace {
                         eprintln!("      arms ruled out by the enum's variant: {ruled_out:?}");
@@ -1632,6 +1662,29 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 
     /// The successors of a `switchInt` on an enum's discriminant that its known variants rule
     /// out.
+    /// At `switchInt(discr)` on the discriminant of a call's result that has an error state
+    /// (see `error_states`): the `Err` arm (discriminant 1) and that state.
+    fn error_arm(
+        &self,
+        f: FrameId,
+        discr: &Operand<'tcx>,
+        targets: &mir::SwitchTargets,
+    ) -> Option<(BasicBlock, State)> {
+        if self.error_states.is_empty() {
+            return None;
+        }
+        let local = discr.place()?.as_local()?;
+        let loc = self.discriminants.get(&(f, local))?;
+        let (variant, err_state) = self.error_states.get(loc)?;
+        // `[1: err, otherwise: ok]`, or `[0: ok, otherwise: err]` (two variants).
+        let err = targets
+            .iter()
+            .find(|&(v, _)| v == u128::from(*variant))
+            .map(|(_, bb)| bb)
+            .or_else(|| (targets.iter().count() == 1).then(|| targets.otherwise()))?;
+        Some((err, err_state.clone()))
+    }
+
     fn ruled_out_arms(
         &self,
         f: FrameId,
