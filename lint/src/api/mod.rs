@@ -213,6 +213,9 @@ pub enum Effect {
     Free { mem: Arg, kind: FreeKind },
     /// Drops an argument (`mem::drop`): the effect of its type's drop.
     DropArg(Arg),
+    /// The collection a reference argument points to drops its elements and stays
+    /// (`Vec::clear`, `truncate`, `HashMap::clear`): what their `Drop` does happens here.
+    DropElements(Arg),
     /// Exchanges what two `&mut` arguments refer to (`mem::swap`).
     Swap(Arg, Arg),
     /// Moves the value `dst` points to out as the return value, and leaves `value` in its place

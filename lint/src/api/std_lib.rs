@@ -299,6 +299,12 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("std::thread::scoped::ScopedJoinHandle::join", &[Join(0)]),
         // Drops and swaps.
         f("core::mem::drop", &[DropArg(0)]),
+        // Emptying a collection drops its elements.
+        f("alloc::vec::Vec::clear", &[DropElements(0)]),
+        f("alloc::vec::Vec::truncate", &[DropElements(0)]),
+        f("alloc::collections::vec_deque::VecDeque::clear", &[DropElements(0)]),
+        f("std::collections::hash::map::HashMap::clear", &[DropElements(0)]),
+        f("alloc::collections::btree::map::BTreeMap::clear", &[DropElements(0)]),
         f("core::mem::swap", &[Swap(0, 1)]),
     ],
     types: &[

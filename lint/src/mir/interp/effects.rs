@@ -503,6 +503,33 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         }
                     }
                 }
+                Effect::DropElements(a) => {
+                    if let Some(arg) = call.args.get(a as usize) {
+                        let body = self.frames[f.0 as usize].body;
+                        let ty = self.instantiate(f, arg.node.ty(&body.local_decls, self.tcx));
+                        // The elements go (the values of a map); the collection keeps its
+                        // own buffer.
+                        if let ty::Ref(_, collection_ty, _) = *ty.kind()
+                            && let ty::Adt(adt, args) = collection_ty.kind()
+                        {
+                            let is_map = matches!(self.tcx.item_name(adt.did()).as_str(), "HashMap" | "BTreeMap");
+                            let element_ty = if is_map {
+                                args.types().nth(1)
+                            } else {
+                                args.types().next()
+                            };
+                            if let Some(element_ty) = element_ty {
+                                let mut elements = LocSet::new();
+                                for collection in self.arg(call, a, &ret).iter() {
+                                    for data in self.read_value(state, collection).iter() {
+                                        elements.insert(self.locs.child(data, Proj::Index));
+                                    }
+                                }
+                                self.drop_at(f, call.bb, element_ty, &elements, call.si, state, 0);
+                            }
+                        }
+                    }
+                }
                 Effect::Swap(a, b) => {
                     let pa = self.arg(call, a, &ret);
                     let pb = self.arg(call, b, &ret);
