@@ -1,8 +1,9 @@
-//! What a project adopts cuda-lint with, beside the CLI: the GitHub Action (`action.yml`) at the
-//! repository's root. The file is read with a small YAML reader (the subset it is written in;
-//! anything else fails the test, so it stays in it), checked for what GitHub requires, and its
-//! steps' scripts are run as the runner runs them, against the built `cuda-lint`: the flags
-//! they pass must be flags the CLI accepts, and their exit statuses what the file promises.
+//! What a project adopts cuda-lint with, beside the CLI: the GitHub Action (`action.yml`) and
+//! the pre-commit hook (`.pre-commit-hooks.yaml`) at the repository's root. Both files are
+//! read with a small YAML reader (the subset they are written in; anything else fails the test,
+//! so they stay in it), checked for what GitHub and pre-commit require, and their commands are
+//! run as the runner and pre-commit run them, against the built `cuda-lint`: the flags they
+//! pass must be flags the CLI accepts, and their exit statuses what the files promise.
 #[path = "../../lint/protocol/tests/support/mod.rs"]
 mod support;
 
@@ -268,6 +269,16 @@ float fresh(float* d, int n, cudaStream_t s) {
 }
 "#;
 
+const CLEAN: &str = r#"#include <cuda_runtime.h>
+float download(float* d, int n, cudaStream_t s) {
+    float* h;
+    cudaMallocHost(&h, n * sizeof(float));
+    cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
+    cudaStreamSynchronize(s);
+    return h[0];
+}
+"#;
+
 /// `${{ expr }}` in `text` replaced by `values[expr]`; an expression it does not know fails the
 /// test.
 fn expand(text: &str, values: &BTreeMap<String, String>) -> String {
@@ -521,4 +532,85 @@ fn the_actions_check_step_runs_cuda_lint_with_flags_it_accepts() {
     assert_eq!(outputs["exit-code"], "3");
     let (out, _) = run_step(fail, &expressions(&action, &given, &outputs), &ws, &bin);
     assert_eq!(out.status.code(), Some(3));
+}
+
+// ---------------------------------------------------------------------------------------------
+// .pre-commit-hooks.yaml
+
+fn hooks() -> Value {
+    parse_yaml(
+        &std::fs::read_to_string(repo_root().join(".pre-commit-hooks.yaml")).expect("the hooks file at the root"),
+    )
+}
+
+#[test]
+fn the_pre_commit_hook_is_declared_as_pre_commit_requires() {
+    let hooks = hooks();
+    let hooks = hooks.as_array().expect("a list of hooks");
+    let hook = hooks
+        .iter()
+        .find(|h| h["id"] == "cuda-lint-check")
+        .expect("the hook cuda-lint-check");
+    // pre-commit's required keys, and what this hook promises.
+    for key in ["id", "name", "entry", "language"] {
+        assert!(hook[key].as_str().is_some_and(|v| !v.is_empty()), "{key}");
+    }
+    assert_eq!(hook["entry"], "cuda-lint check");
+    // The repository's root is a workspace, which pre-commit's `rust` language cannot install:
+    // the hook runs the cuda-lint on PATH.
+    assert_eq!(hook["language"], "system");
+    assert_eq!(hook["files"], "\\.(cu|cuh)$");
+    // pre-commit passes the file names (the default): the entry must take them.
+    assert_ne!(hook["pass_filenames"], "false");
+}
+
+#[test]
+fn the_pre_commit_hooks_entry_checks_the_files_pre_commit_passes() {
+    let hooks = hooks();
+    let hook = hooks
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["id"] == "cuda-lint-check")
+        .unwrap();
+    let bin = bin_dir("hook");
+    let repo = scratch("hook-repo");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    std::fs::write(repo.join("src/bad.cu"), BUGGY).unwrap();
+    std::fs::write(repo.join("src/bad.cuh"), ALSO_BUGGY).unwrap();
+    std::fs::write(repo.join("src/good.cu"), CLEAN).unwrap();
+    // As pre-commit runs it: the entry split as a shell splits it, the hook's args, the files.
+    let run = |args: &[&str], files: &[&str]| -> Output {
+        let entry: Vec<&str> = hook["entry"].as_str().unwrap().split_whitespace().collect();
+        Command::new(entry[0])
+            .args(&entry[1..])
+            .args(args)
+            .args(files)
+            .current_dir(&repo)
+            .env("PATH", path_with(&bin))
+            .output()
+            .unwrap()
+    };
+    let good = run(&[], &["src/good.cu"]);
+    assert_eq!(good.status.code(), Some(0), "{}", String::from_utf8_lossy(&good.stderr));
+    let bad = run(&[], &["src/good.cu", "src/bad.cu", "src/bad.cuh"]);
+    assert_eq!(bad.status.code(), Some(1));
+    let shown = String::from_utf8_lossy(&bad.stdout);
+    assert!(
+        shown.contains("src/bad.cu:") && shown.contains("src/bad.cuh:"),
+        "{shown}"
+    );
+    // With a baseline among the hook's args, as the hooks file's comment shows.
+    let written = run(&["--write-baseline", "cuda-lint-baseline.json"], &["src/bad.cu"]);
+    assert_eq!(written.status.code(), Some(0));
+    let baselined = run(
+        &["--baseline", "cuda-lint-baseline.json"],
+        &["src/good.cu", "src/bad.cu"],
+    );
+    assert_eq!(
+        baselined.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&baselined.stdout)
+    );
 }
