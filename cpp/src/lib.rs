@@ -58,6 +58,9 @@ pub fn source_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 pub struct Reported {
     pub finding: Finding<Site>,
     pub level: Level,
+    /// The function its primary span is in, qualified by the classes and namespaces around
+    /// it (`Pipeline::run`, `ns::helper`), as a baseline's key takes it; `None` outside any.
+    pub function: Option<String>,
 }
 
 /// How bad a [`Problem`] is for the run.
@@ -337,19 +340,23 @@ pub fn check_files_with(files: &[PathBuf], settings: &Settings) -> Report {
         };
         let id = report.files.add(path.display().to_string(), text);
         let src = report.files.get(id).map(|f| f.source().clone()).unwrap_or_default();
-        let (found, problems) = analyse_source(&src, id as u32, settings);
+        let (found, functions, problems) = analyse_source(&src, id as u32, settings);
         report.analysed += 1;
         report.problems.extend(problems.into_iter().map(|p| Problem {
             path: Some(path.clone()),
             ..p
         }));
-        for f in found {
+        for (f, function) in found.into_iter().zip(functions) {
             if suppressed(&src, f.span.start as usize, f.lint.name) {
                 continue;
             }
             let level = levels.of(f.lint);
             if level != Level::Allow {
-                report.findings.push(Reported { finding: f, level });
+                report.findings.push(Reported {
+                    finding: f,
+                    level,
+                    function,
+                });
             }
         }
     }
@@ -367,21 +374,27 @@ pub fn check_source(src: &str, file: u32) -> (Vec<Finding<Site>>, Option<String>
 
 /// Checks one source text with the functions a `cuda-lint.toml` describes.
 pub fn check_source_with(src: &str, file: u32, settings: &Settings) -> (Vec<Finding<Site>>, Option<String>) {
-    let (found, problems) = analyse_source(src, file, settings);
+    let (found, _, problems) = analyse_source(src, file, settings);
     let texts: Vec<String> = problems.into_iter().map(|p| p.message).collect();
     (found, (!texts.is_empty()).then(|| texts.join("; ")))
 }
 
-/// Checks one source text; says what of it was not analysed, how badly, from which line (the
-/// problems' paths are left to the caller).
-fn analyse_source(src: &str, file: u32, settings: &Settings) -> (Vec<Finding<Site>>, Vec<Problem>) {
+/// Checks one source text; gives each finding's enclosing function (see
+/// [`Reported::function`]) and says what of it was not analysed, how badly, from which line
+/// (the problems' paths are left to the caller).
+fn analyse_source(
+    src: &str,
+    file: u32,
+    settings: &Settings,
+) -> (Vec<Finding<Site>>, Vec<Option<String>>, Vec<Problem>) {
     let mut parser = tree_sitter::Parser::new();
     if parser.set_language(&tree_sitter_cuda::LANGUAGE.into()).is_err() {
         let problem = Problem::new(ProblemKind::NotAnalysed, None, "the CUDA grammar could not be loaded");
-        return (Vec::new(), vec![problem]);
+        return (Vec::new(), Vec::new(), vec![problem]);
     }
     let Some(tree) = parser.parse(src, None) else {
         return (
+            Vec::new(),
             Vec::new(),
             vec![Problem::new(ProblemKind::NotAnalysed, None, "could not be parsed")],
         );
@@ -438,7 +451,79 @@ fn analyse_source(src: &str, file: u32, settings: &Settings) -> (Vec<Finding<Sit
             .at_line(line),
         );
     }
-    (found, problems)
+    let functions = found
+        .iter()
+        .map(|f| enclosing_function(root, f.span.start as usize, src))
+        .collect();
+    (found, functions, problems)
+}
+
+/// The function definition that holds byte `at`, qualified by the classes, structs and
+/// namespaces around it (`ns::Pipeline::run`, whether `run` is defined in the class or as
+/// `void Pipeline::run()` outside it); the innermost one when definitions nest (a method of a
+/// local class). `None` outside any function.
+pub fn enclosing_function(root: tree_sitter::Node<'_>, at: usize, src: &str) -> Option<String> {
+    let text = |n: tree_sitter::Node<'_>| -> Option<String> {
+        let t = n.utf8_text(src.as_bytes()).ok()?;
+        Some(t.split_whitespace().collect())
+    };
+    let mut scopes: Vec<String> = Vec::new();
+    let mut function = None;
+    let mut cursor = root.walk();
+    // Down from the root through the nodes that hold `at`: as deep as the tree, no deeper.
+    while cursor.goto_first_child_for_byte(at).is_some() {
+        let n = cursor.node();
+        if n.start_byte() > at {
+            break;
+        }
+        match n.kind() {
+            "namespace_definition" | "class_specifier" | "struct_specifier" | "union_specifier" => {
+                if let Some(name) = n.child_by_field_name("name").and_then(text) {
+                    scopes.push(name);
+                }
+            }
+            "function_definition" => {
+                if let Some(name) = declared_function(n).and_then(text) {
+                    function = Some(scopes.iter().cloned().chain([name]).collect::<Vec<_>>().join("::"));
+                }
+            }
+            _ => {}
+        }
+    }
+    function
+}
+
+/// The name a function definition declares (`run`, `Pipeline::run`, `operator()`), through
+/// the pointer and reference declarators of its return type.
+fn declared_function(def: tree_sitter::Node<'_>) -> Option<tree_sitter::Node<'_>> {
+    let mut d = def.child_by_field_name("declarator")?;
+    for _ in 0..64 {
+        if d.kind() == "function_declarator" {
+            return d.child_by_field_name("declarator");
+        }
+        d = d.child_by_field_name("declarator")?;
+    }
+    None
+}
+
+/// The baseline key of each finding (see [`cuda_lint_protocol::baseline`]), in the report's
+/// order: its file (as given, relative to `base`) relative to `root` (the baseline's folder,
+/// [`cuda_lint_protocol::baseline::root_of`]), its enclosing function and its message's names.
+pub fn baseline_keys(report: &Report, base: &Path, root: &Path) -> Vec<cuda_lint_protocol::baseline::Key> {
+    use cuda_lint_protocol::baseline::{Key, key_path};
+    report
+        .findings
+        .iter()
+        .map(|r| {
+            let (name, ..) = position(report, r.finding.span);
+            Key::new(
+                r.finding.lint.name,
+                &key_path(&name, base, root),
+                r.function.as_deref(),
+                &r.finding.diagnostic.message,
+            )
+        })
+        .collect()
 }
 
 /// The 1-based line of a byte offset.

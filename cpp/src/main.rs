@@ -1,21 +1,31 @@
-//! `cuda-lint check [--message-format human|short|json|sarif|github|gitlab] [PATH...]`: checks
-//! the CUDA C++ host code under each path (the current directory by default). Exit status: 0
+//! `cuda-lint check [--message-format human|short|json|sarif|github|gitlab] [--baseline FILE |
+//! --write-baseline FILE] [PATH...]`: checks the CUDA C++ host code under each path (the current
+//! directory by default). `--write-baseline` records the findings in a file (and reports none),
+//! `--baseline` leaves those out of the report (`cuda_lint_protocol::baseline`). Exit status: 0
 //! when everything asked for was analysed and no finding is an error, 1 when a finding is an
 //! error, 2 for a usage error, 3 when something asked for could not be analysed (a path that
-//! does not exist or cannot be read, a mistake in `cuda-lint.toml`, no source file at all),
+//! does not exist or cannot be read, a mistake in `cuda-lint.toml`, a baseline that is missing
+//! or malformed, no source file at all),
 //! whatever was found: the CI reports then say so (SARIF `executionSuccessful: false`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use cuda_lint_cpp::{Problem, ProblemKind};
+use cuda_lint_protocol::baseline::{self, Baseline};
 use cuda_lint_protocol::output::{Execution, Format, Level, Notification};
 
-const USAGE: &str = "usage: cuda-lint check [--message-format human|short|json|sarif|github|gitlab] [-W|-A|-D LINT]... [PATH...]\n\
+const USAGE: &str = "usage: cuda-lint check [--message-format human|short|json|sarif|github|gitlab] [-W|-A|-D LINT]...\n\
+                     \x20                      [--baseline FILE | --write-baseline FILE] [PATH...]\n\
                      checks the CUDA C++ host code in the .cu, .cuh, .cpp, .cc, .cxx, .c, .h and .hpp files under each path\n\
                      (binary files are skipped)\n\
                      -W/-A/-D LINT: warn about, allow or deny a lint or a group (correctness, perf, pedantic, all),\n\
                      \x20   after cuda-lint.toml's [lints]: -D cuda_lint::perf, -W cuda_lint::unverified\n\
+                     --write-baseline FILE: record today's findings in FILE (JSON) and report none of them\n\
+                     --baseline FILE: report only the findings FILE does not hold, in every format; how many it held\n\
+                     \x20   is said on stderr. A finding's key is its lint, its file (relative to FILE's folder: keep FILE\n\
+                     \x20   at the project root), its function and the names its message quotes, not its line; a key\n\
+                     \x20   is counted, so one more finding of it is new. A missing or malformed FILE exits 3\n\
                      exit status: 0 clean, 1 a finding is an error, 2 usage error, 3 something could not be analysed";
 
 /// A deny-level finding, everything analysed.
@@ -45,6 +55,9 @@ fn main() -> ExitCode {
     let mut format = "human".to_string();
     let mut paths = Vec::new();
     let mut lint_flags: Vec<String> = Vec::new();
+    // `--baseline FILE`, `--write-baseline FILE`.
+    let mut baseline_file: Option<PathBuf> = None;
+    let mut write_baseline: Option<PathBuf> = None;
     // The first mistake on the command line; the rest is read all the same, so that a CI
     // report can say what went wrong in the format asked for.
     let mut usage_error: Option<String> = None;
@@ -82,11 +95,39 @@ fn main() -> ExitCode {
                     );
                 }
             }
+        } else if let Some(flag) = ["--baseline", "--write-baseline"]
+            .into_iter()
+            .find(|f| a == f || a.starts_with(&format!("{f}=")))
+        {
+            let value = match a.strip_prefix(flag).and_then(|v| v.strip_prefix('=')) {
+                Some(v) => Some(v.to_string()),
+                None => rest.next().cloned(),
+            };
+            let slot = if flag == "--baseline" {
+                &mut baseline_file
+            } else {
+                &mut write_baseline
+            };
+            match value {
+                Some(v) if !v.is_empty() => {
+                    if slot.replace(PathBuf::from(v)).is_some() {
+                        usage_error.get_or_insert(format!("`{flag}` is given twice"));
+                    }
+                }
+                _ => {
+                    usage_error.get_or_insert(format!("`{flag}` needs a file"));
+                }
+            }
         } else if a.starts_with('-') {
             usage_error.get_or_insert(format!("unknown option `{a}`\n{USAGE}"));
         } else {
             paths.push(PathBuf::from(a));
         }
+    }
+    if baseline_file.is_some() && write_baseline.is_some() {
+        usage_error.get_or_insert(
+            "`--baseline` and `--write-baseline` cannot be combined: `--write-baseline` records every finding".into(),
+        );
     }
     let ci = Format::from_name(&format);
     if !matches!(format.as_str(), "human" | "short" | "json") && ci.is_none() {
@@ -134,6 +175,22 @@ fn main() -> ExitCode {
             Err(e) => problems.push(Problem::new(ProblemKind::NotAnalysed, Some(p), e)),
         }
     }
+    // The baseline: one that cannot be read stops the run, as a mistake in cuda-lint.toml
+    // does (all its findings reported as new would look like a regression, none like a pass).
+    let mut baseline = None;
+    if let Some(file) = &baseline_file {
+        match Baseline::read(file) {
+            Ok(b) => baseline = Some(b),
+            Err(e) => problems.push(Problem {
+                kind: ProblemKind::NotAnalysed,
+                path: Some(file.clone()),
+                line: e.line,
+                column: e.column,
+                message: e.message,
+            }),
+        }
+    }
+    let baseline_failed = baseline_file.is_some() && baseline.is_none();
     // Levels and functions from cuda-lint.toml, when there is one; a mistake in it stops the
     // run: its levels and functions would change what is found.
     let config = cuda_lint_cpp::find_config(&paths);
@@ -142,6 +199,7 @@ fn main() -> ExitCode {
         Some(loaded) => loaded,
     };
     let mut report = match settings {
+        Ok(_) if baseline_failed => cuda_lint_cpp::check_files(&[]),
         Ok(mut settings) => {
             // Flags on the command line come after the file's levels, as with rustc's.
             settings.levels = settings.levels.with_flags(&lint_flags);
@@ -169,6 +227,7 @@ fn main() -> ExitCode {
     };
     problems.append(&mut report.problems);
     report.problems = problems;
+    let baseline_said = apply_baseline(&mut report, baseline.as_ref(), &baseline_file, &write_baseline, &here);
     for p in &report.problems {
         eprintln!("{}: {p}", p.severity());
     }
@@ -197,6 +256,9 @@ fn main() -> ExitCode {
         _ => cuda_lint_cpp::render_human(&report, false),
     };
     print(&text);
+    if let Some(said) = baseline_said {
+        eprintln!("{said}");
+    }
     if format == "human" {
         let (errors, warnings) = report.counts();
         eprintln!(
@@ -210,6 +272,72 @@ fn main() -> ExitCode {
         );
     }
     ExitCode::from(status)
+}
+
+/// Leaves the findings `baseline` (read from `baseline_file`) holds out of the report, or
+/// records them all in `write_baseline` and leaves them all out; says how many on stderr's
+/// last lines. A baseline that cannot be written is a problem of the run (exit 3); none is
+/// written when something could not be analysed (it would miss that part's findings).
+fn apply_baseline(
+    report: &mut cuda_lint_cpp::Report,
+    baseline: Option<&Baseline>,
+    baseline_file: &Option<PathBuf>,
+    write_baseline: &Option<PathBuf>,
+    here: &Path,
+) -> Option<String> {
+    let findings = |n: usize| {
+        if n == 1 {
+            "1 finding".to_string()
+        } else {
+            format!("{n} findings")
+        }
+    };
+    if let (Some(baseline), Some(file)) = (baseline, baseline_file) {
+        let keys = cuda_lint_cpp::baseline_keys(report, here, &baseline::root_of(file, here));
+        let applied = baseline.apply(&keys);
+        let mut new = applied.new.iter();
+        report.findings.retain(|_| new.next().copied().unwrap_or(true));
+        let mut said = format!(
+            "cuda-lint: {} in the baseline {} not reported",
+            findings(applied.baselined),
+            if applied.baselined == 1 { "was" } else { "were" }
+        );
+        if applied.unmatched > 0 {
+            said.push_str(&format!(
+                "; {} of {} {} not found (fixed, or changed: `--write-baseline` drops {})",
+                findings(applied.unmatched),
+                file.display(),
+                if applied.unmatched == 1 { "was" } else { "were" },
+                if applied.unmatched == 1 { "it" } else { "them" },
+            ));
+        }
+        return Some(said);
+    }
+    let file = write_baseline.as_ref()?;
+    if report.not_analysed() {
+        return Some(format!(
+            "cuda-lint: the baseline {} was not written: not everything asked for could be analysed",
+            file.display()
+        ));
+    }
+    let keys = cuda_lint_cpp::baseline_keys(report, here, &baseline::root_of(file, here));
+    let recorded = Baseline::from_keys(&keys);
+    match recorded.write(file) {
+        Ok(()) => {
+            report.findings.clear();
+            Some(format!(
+                "cuda-lint: {} written to the baseline {}",
+                findings(recorded.len()),
+                file.display()
+            ))
+        }
+        Err(e) => {
+            report
+                .problems
+                .push(Problem::new(ProblemKind::NotAnalysed, Some(file), e.message));
+            None
+        }
+    }
 }
 
 /// Writes the report to stdout; a closed pipe (`| head`) ends the output quietly.

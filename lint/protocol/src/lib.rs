@@ -1,4 +1,6 @@
 //! What passes between `cargo cuda-lint`, the driver, CI and the user, on stable Rust:
+//! - [`baseline`]: the findings a project has today, recorded once and left out of later
+//!   reports (`cuda-lint check --baseline`), by keys that survive edits;
 //! - [`output`]: the report formats (SARIF, GitHub workflow commands, GitLab Code Quality);
 //! - [`config`]: `cuda-lint.toml`, read once by `cargo cuda-lint` (levels) and by the driver
 //!   (its function table), and passed on;
@@ -7,8 +9,10 @@
 //!   the configuration read it.
 //!
 //! Nothing here links rustc; the lint list comes from `cuda_lint_machine::LINTS`. The feature
-//! `reports` (on by default) brings `output` and `config`; the macros use the crate without it.
+//! `reports` (on by default) brings `output`, `config` and `baseline`; the macros use the crate without it.
 
+#[cfg(feature = "reports")]
+pub mod baseline;
 #[cfg(feature = "reports")]
 pub mod config;
 pub mod driver_args;
