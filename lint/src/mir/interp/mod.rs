@@ -2256,6 +2256,24 @@ fn const_values_of<'tcx, T: PartialEq>(
 ) -> Option<Vec<T>> {
     match op {
         Operand::Constant(c) => eval(tcx, typing_env, c).map(|v| vec![v]),
+        // The payload of a `Result` or `ControlFlow` (`CString::new("name")?`, `.unwrap()`): what
+        // the whole was made of.
+        Operand::Copy(place) | Operand::Move(place)
+            if depth > 0
+                && matches!(
+                    place.projection.as_slice(),
+                    [ProjectionElem::Downcast(..), ProjectionElem::Field(f, _)] if f.as_u32() == 0
+                ) =>
+        {
+            const_values_of(
+                tcx,
+                typing_env,
+                body,
+                &Operand::Copy(Place::from(place.local)),
+                depth - 1,
+                eval,
+            )
+        }
         Operand::Copy(place) | Operand::Move(place) if depth > 0 && place.projection.is_empty() => {
             let mut out = Vec::new();
             let mut assigned = false;
@@ -2307,7 +2325,20 @@ fn const_values_of<'tcx, T: PartialEq>(
                             && matches!(tcx.crate_name(def_id.krate).as_str(), "core" | "alloc" | "std")
                             && matches!(
                                 tcx.item_name(def_id).as_str(),
-                                "as_ptr" | "deref" | "as_c_str" | "as_bytes" | "as_str"
+                                "as_ptr"
+                                    | "deref"
+                                    | "as_c_str"
+                                    | "as_bytes"
+                                    | "as_str"
+                                    // Made from a constant: `CString::new("name")`, `?`, `unwrap`.
+                                    | "new"
+                                    | "branch"
+                                    | "unwrap"
+                                    | "expect"
+                                    | "to_owned"
+                                    | "to_string"
+                                    | "into"
+                                    | "from"
                             ) =>
                     {
                         const_values_of(tcx, typing_env, body, &arg.node, depth - 1, eval)
