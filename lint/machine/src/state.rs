@@ -65,6 +65,9 @@ pub struct State<X = ()> {
     pub ext: X,
 }
 
+/// How many operations [`State::finished_may`] keeps at most.
+const MAX_FINISHED_KEPT: usize = 64;
+
 impl<X: Ext> State<X> {
     /// Joins `other` into `self` at a control-flow merge; true if `self` changed. Runs at every
     /// merge of every body: it tracks what changes instead of comparing copies.
@@ -148,6 +151,15 @@ impl<X: Ext> State<X> {
         let mut finished = ops.clone();
         finished.intersect_with(&self.inflight_may);
         self.finished_may.union_with(&finished);
+        // Bounded: the most recent operations (ids grow along the body), so a long body does
+        // not carry every operation it ever waited for (each state copy would grow with it).
+        if self.finished_may.len() > MAX_FINISHED_KEPT {
+            let excess = self.finished_may.len() - MAX_FINISHED_KEPT;
+            let oldest_kept = self.finished_may.iter().nth(excess).map(|op| op.index());
+            if let Some(oldest_kept) = oldest_kept {
+                self.finished_may.retain(|op| op.index() >= oldest_kept);
+            }
+        }
         self.inflight_may.subtract(ops);
         self.inflight_must.subtract(ops);
         for covered in self.event_covers.values_mut() {

@@ -730,6 +730,25 @@ fn a_wait_on_one_path_only_does_not_finish_the_work() {
 }
 
 #[test]
+fn work_waited_for_on_one_path_may_have_finished_until_it_starts_again() {
+    let Setup {
+        mut w, host, dev, s1, ..
+    } = setup();
+    let copy = w.enqueue(OpKind::Copy, 10, &[s1], &[dev], &[host]);
+    assert!(!w.state.may_have_finished(copy), "never waited for");
+    // if .. { s1.synchronize() }
+    w.if_else(|w| w.sync_streams(&[s1]), |_| {});
+    assert!(w.may_run(copy) && w.state.may_have_finished(copy));
+    // Started again (the next turn of a loop): waited for on no path since.
+    w.start(copy);
+    assert!(!w.state.may_have_finished(copy));
+    // Not started on one path (the first turn of a loop) is not "waited for".
+    let launch = w.op(OpKind::Launch, 11, &[s1], &[dev], &[dev]);
+    w.if_else(|w| w.start(launch), |_| {});
+    assert!(w.may_run(launch) && !w.state.may_have_finished(launch));
+}
+
+#[test]
 fn ordering_made_on_one_path_only_does_not_hold_after_the_join() {
     // On the `then` path and on the `else` path: the join must not depend on the order.
     for ordered_on_then in [true, false] {

@@ -36,7 +36,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let new = self.locs.fresh(f, call.bb, which as u8, target, call.span, ty);
                     self.locs.set_allocated(new);
                     self.attrs.entry(new).or_default().family = Some(self.family);
-                    self.renew(target, new, state);
+                    self.renew(call, target, new, state);
                     ret.insert(new);
                 }
                 Effect::Derive(a) => {
@@ -226,7 +226,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                             .fresh(f, call.bb, which as u8, Target::Mem(kind), call.span, ty);
                         // Taken out, an element is no longer there: the same call run again
                         // (a loop) takes another one, which work started before did not use.
-                        self.renew(Target::Mem(kind), taken, state);
+                        self.renew(call, Target::Mem(kind), taken, state);
                         elements.insert(taken);
                     }
                     ret.union_with(&self.narrow(state, &elements, ret_ty));
@@ -667,7 +667,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let new = self.locs.fresh(f, call.bb, which as u8, target, call.span, None);
                     self.locs.set_allocated(new);
                     self.attrs.entry(new).or_default().family = Some(self.family);
-                    self.renew(target, new, state);
+                    self.renew(call, target, new, state);
                     let slots = self.arg(call, out, &ret);
                     let strong = slots.len() == 1;
                     for slot in slots.iter() {
@@ -1778,11 +1778,15 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 
     /// Memory an allocation site makes: when the site runs again (a loop, a helper called
     /// again), the object is new, and the work started before used the old one.
-    fn renew(&mut self, target: Target, new: LocId, state: &mut State) {
+    fn renew(&mut self, call: &CallSite<'_, 'tcx>, target: Target, new: LocId, state: &mut State) {
         if matches!(target, Target::Mem(_)) {
             // Made again while the one made before is still held (in a loop that keeps each
-            // buffer): the location stands for all of them.
-            if state.values.iter().any(|(_, v)| v.contains(new)) {
+            // buffer): the location stands for all of them. (Only a call in a loop can be made
+            // again: the scan is not paid on straight-line code.)
+            if !self.attrs.get(&new).is_some_and(|a| a.one_of_many)
+                && self.in_a_loop_here(call.f, call.bb)
+                && state.values.iter().any(|(_, v)| v.contains(new))
+            {
                 self.attrs.entry(new).or_default().one_of_many = true;
             }
             self.machine.renew(&mut state.m, &LocSet::single(new));
