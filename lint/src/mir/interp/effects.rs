@@ -827,7 +827,21 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     }
                 }
                 Effect::StreamOf(a) => {
-                    for d in self.data_roots(call, a, &ret, state).iter() {
+                    // The slice's memory; where it is not known (an element of a parameter's
+                    // collection), the slice itself.
+                    let mut roots = self.data_roots(call, a, &ret, state);
+                    if roots.is_empty() {
+                        roots = self.arg(call, a, &ret);
+                    }
+                    for d in roots.iter() {
+                        // A slice made elsewhere (a parameter's) is on a stream not known here,
+                        // but one stream: each `slice.stream()` of it is that same stream.
+                        if self.attrs.get(&d).is_none_or(|attrs| attrs.streams.is_empty()) {
+                            let stream =
+                                self.locs
+                                    .fresh(f, call.bb, which as u8, Target::Obj(ObjKind::Stream), call.span, None);
+                            self.attrs.entry(d).or_default().streams.insert(stream);
+                        }
                         if let Some(attrs) = self.attrs.get(&d) {
                             ret.union_with(&attrs.streams);
                         }
@@ -2172,6 +2186,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 for d in data.iter() {
                     let root = self.locs.data_root(d);
                     let streams = self.attrs.get(&root).map(|a| a.streams.clone()).unwrap_or_default();
+                    // A slice's stream not made here may be the stream other work ran on.
+                    let streams = self.with_possible_aliases(streams, state);
                     let one = LocSet::single(d);
                     let exempt =
                         cudarc::exempt_from_stream_ordered_free(&self.machine, &state.m, &one, &self.regions());
