@@ -20,7 +20,10 @@
 //! ```
 //!
 //! Both front ends can use it: the key needs the lint's name, a path, the enclosing function's
-//! name as the front end spells it, and the message.
+//! name as the front end spells it, and the message. rustc's diagnostics do not name the
+//! function, so `cuda-lint-driver` writes where each function of a crate it analyses lies
+//! ([`FunctionSpan`], a file beside the crate's metadata: [`functions_file_of`]), and `cargo
+//! cuda-lint` finds a finding's function there ([`enclosing_function`]).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -293,8 +296,71 @@ impl Baseline {
     }
 }
 
+/// Where a function's text lies in a source file: what `cuda-lint-driver` writes, one a line,
+/// for each crate it analyses, so that `cargo cuda-lint` can tell the function a finding is in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FunctionSpan {
+    /// The file as rustc's diagnostics name it (`file_name` of a span in its JSON).
+    pub file: String,
+    /// Byte offsets in the file, as rustc's JSON spans count them (`byte_start`); the end is
+    /// exclusive.
+    pub start: u32,
+    pub end: u32,
+    /// The function's path in its crate, as rustc prints it (`Pipeline::run`).
+    pub function: String,
+}
+
+/// The file of [`FunctionSpan`]s the driver writes for a crate whose metadata is `rmeta`
+/// (`deps/libNAME-HASH.rmeta`, one of a `compiler-artifact`'s `filenames`): beside it,
+/// `deps/NAME-HASH.cuda-lint-functions.jsonl`. It stays there with the metadata, so that a
+/// crate cargo does not check again keeps its table.
+pub fn functions_file_of(rmeta: &Path) -> Option<PathBuf> {
+    let name = rmeta.file_name()?.to_str()?;
+    let stem = name.strip_suffix(".rmeta")?;
+    let stem = stem.strip_prefix("lib").unwrap_or(stem);
+    Some(rmeta.with_file_name(functions_file_name(stem)))
+}
+
+/// The environment variable that names a file to which the driver appends the path of each
+/// [`FunctionSpan`] file it writes, one a line: a crate that fails has no `compiler-artifact`
+/// message to find its table by. Not tracked by cargo (it changes nothing the driver finds).
+pub const FUNCTIONS_LOG_VAR: &str = "CUDA_LINT_FUNCTIONS_LOG";
+
+/// The name of the [`FunctionSpan`] file of the crate whose output files are named
+/// `STEM.*` (its name and `-C extra-filename`).
+pub fn functions_file_name(stem: &str) -> String {
+    format!("{stem}.cuda-lint-functions.jsonl")
+}
+
+/// The innermost function of `table` whose text holds byte `at` of `file` (named as rustc's
+/// JSON names it).
+pub fn enclosing_function<'a>(table: &'a [FunctionSpan], file: &str, at: u32) -> Option<&'a str> {
+    table
+        .iter()
+        .filter(|f| f.file == file && f.start <= at && at < f.end)
+        .min_by_key(|f| f.end - f.start)
+        .map(|f| f.function.as_str())
+}
+
+/// Reads a [`FunctionSpan`] file; lines that are not one are skipped (a table is a help for
+/// keys, never a reason to fail).
+pub fn read_functions(path: &Path) -> Vec<FunctionSpan> {
+    std::fs::read_to_string(path)
+        .map(|text| text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect())
+        .unwrap_or_default()
+}
+
+/// A [`FunctionSpan`] file's text.
+pub fn functions_to_jsonl(table: &[FunctionSpan]) -> String {
+    table
+        .iter()
+        .filter_map(|f| serde_json::to_string(f).ok())
+        .map(|l| l + "\n")
+        .collect()
+}
+
 /// What the file says of itself.
-const ABOUT: &str = "Findings cuda-lint leaves out of its reports (cuda-lint check --baseline FILE): \
+const ABOUT: &str = "Findings cuda-lint leaves out of its reports (cuda-lint check / cargo cuda-lint --baseline FILE): \
                      written by --write-baseline; a finding whose key is not here, or beyond its count, is reported.";
 
 /// A baseline that could not be read.

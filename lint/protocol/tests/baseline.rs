@@ -2,7 +2,7 @@
 //! file's round trip, and what a malformed file says. The CLI end to end is
 //! `cpp/tests/baseline.rs`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use cuda_lint_protocol::baseline::{Baseline, Key, VERSION, key_path, names_in, root_of};
 
@@ -180,5 +180,43 @@ fn paths_are_relative_to_the_baselines_folder() {
     // A baseline kept in a folder of the project: the files are beside it.
     let in_ci = root_of(Path::new(".ci/baseline.json"), &project);
     assert_eq!(key_path("src/a.cu", &project, &in_ci), "../src/a.cu");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `cargo cuda-lint` finds the driver's function table beside a crate's metadata, and a
+/// finding's function is the innermost one that holds it (a function inside a function).
+#[test]
+fn function_tables() {
+    use cuda_lint_protocol::baseline::{FunctionSpan, enclosing_function, functions_file_of, functions_to_jsonl};
+    assert_eq!(
+        functions_file_of(Path::new("target/debug/deps/libpipe-0123abcd.rmeta")),
+        Some(PathBuf::from(
+            "target/debug/deps/pipe-0123abcd.cuda-lint-functions.jsonl"
+        ))
+    );
+    assert_eq!(functions_file_of(Path::new("target/debug/deps/pipe-0123abcd.d")), None);
+    let span = |file: &str, start, end, function: &str| FunctionSpan {
+        file: file.into(),
+        start,
+        end,
+        function: function.into(),
+    };
+    let table = vec![
+        span("src/main.rs", 10, 200, "Pipeline::run"),
+        span("src/main.rs", 50, 90, "Pipeline::run::helper"),
+        span("src/other.rs", 0, 1000, "other"),
+    ];
+    assert_eq!(enclosing_function(&table, "src/main.rs", 10), Some("Pipeline::run"));
+    assert_eq!(
+        enclosing_function(&table, "src/main.rs", 60),
+        Some("Pipeline::run::helper")
+    );
+    assert_eq!(enclosing_function(&table, "src/main.rs", 200), None);
+    assert_eq!(enclosing_function(&table, "src/lib.rs", 60), None);
+    let dir = std::env::temp_dir().join(format!("cuda-lint-fn-table-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("t.jsonl");
+    std::fs::write(&file, functions_to_jsonl(&table) + "not json\n").unwrap();
+    assert_eq!(cuda_lint_protocol::baseline::read_functions(&file), table);
     let _ = std::fs::remove_dir_all(&dir);
 }

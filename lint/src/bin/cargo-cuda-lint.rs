@@ -12,8 +12,13 @@ use std::process::{Command, ExitCode, ExitStatus, Stdio};
 
 use cargo_metadata::Message;
 use cuda_lint_machine::lints::{LINTS, explain};
+use cuda_lint_protocol::baseline::{self, Baseline};
 use cuda_lint_protocol::config;
 use cuda_lint_protocol::output::{self, Classified, Format};
+
+/// The exit status of a run whose `--baseline` file is missing or malformed: nothing was
+/// analysed (as `cuda-lint check`'s).
+const EXIT_NOT_ANALYSED: u8 = 3;
 
 const HELP: &str = "\
 Checks a package with cuda-lint: CUDA memory misuse in Rust host code.
@@ -34,6 +39,14 @@ Options:
                         .cc, .cxx, .c, .h, .hpp under each package's directory) with the
                         C++ front end (`cuda-lint check`): same lints, levels and report
                         (with --message-format=json, cargo JSON messages on stdout)
+    --write-baseline FILE
+                        Record today's findings in FILE (JSON, one a line, to commit) and
+                        report none of them
+    --baseline FILE     Report only the findings FILE does not hold, in every message
+                        format; they do not fail the run either. stderr says how many were
+                        left out. A missing or malformed FILE stops the run (exit status 3).
+                        Keys: lint, file relative to FILE's folder, enclosing function and
+                        the names the message quotes, never a line (as `cuda-lint check`)
     --fix               Apply the machine-applicable suggestions (through `cargo fix`, as
                         `cargo clippy --fix` does); refuses on a dirty tree unless
                         --allow-dirty (or --allow-staged, --allow-no-vcs)
@@ -127,6 +140,35 @@ fn main() -> ExitCode {
         .filter(|a| *a != "--fix" && *a != "--cuda-sources")
         .cloned()
         .collect();
+    let (baseline_args, mut cargo_args) = match BaselineArgs::take(&cargo_args) {
+        Ok(split) => split,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if baseline_args.any() && fix {
+        eprintln!("error: `--fix` cannot be combined with `--baseline` or `--write-baseline`");
+        return ExitCode::from(2);
+    }
+    if baseline_args.any() && cuda_sources {
+        eprintln!(
+            "error: `--baseline` and `--write-baseline` apply to the Rust findings only; \
+             check the C++ with `cuda-lint check --baseline FILE`"
+        );
+        return ExitCode::from(2);
+    }
+    // With a baseline, cargo's diagnostics pass through cargo-cuda-lint, which leaves out
+    // those the baseline holds: cargo writes JSON, and the human output is rustc's rendering.
+    let baselined_output = baseline_args.any().then(|| match report {
+        Some(format) => BaselinedOutput::Report(format),
+        None if json_rendering(&cargo_args).is_some() => BaselinedOutput::CargoJson,
+        None => {
+            let (short, rest) = without_message_format(&cargo_args);
+            cargo_args = rest;
+            BaselinedOutput::Human { short }
+        }
+    });
     let cargo_args = &cargo_args[..];
 
     let driver = match env::current_exe() {
@@ -238,6 +280,9 @@ fn main() -> ExitCode {
         .map(|d| d.root.clone())
         .or_else(|| env::current_dir().ok())
         .unwrap_or_default();
+    if let Some(out) = baselined_output {
+        return run_baselined(cmd, out, &workspace_root, &baseline_args);
+    }
     // The C++ front end, with the same levels (`cuda-lint.toml`, then the flags after `--`).
     let cpp = cuda_source_files.map(|files| {
         // The flags after `--` come after the file's levels, and win.
@@ -347,6 +392,377 @@ fn run_report(
         format.name()
     );
     Ok(status)
+}
+
+/// `--baseline FILE` and `--write-baseline FILE` (or `=FILE`), taken out of cargo's arguments.
+#[derive(Default)]
+struct BaselineArgs {
+    read: Option<PathBuf>,
+    write: Option<PathBuf>,
+}
+
+impl BaselineArgs {
+    fn any(&self) -> bool {
+        self.read.is_some() || self.write.is_some()
+    }
+
+    /// The flags and the rest of `args` (cargo's, before `--`).
+    fn take(args: &[String]) -> Result<(BaselineArgs, Vec<String>), String> {
+        let mut taken = BaselineArgs::default();
+        let mut rest = Vec::with_capacity(args.len());
+        let mut iter = args.iter();
+        while let Some(arg) = iter.next() {
+            let Some(flag) = ["--baseline", "--write-baseline"]
+                .into_iter()
+                .find(|f| arg == f || arg.starts_with(&format!("{f}=")))
+            else {
+                rest.push(arg.clone());
+                continue;
+            };
+            let value = match arg.strip_prefix(flag).and_then(|v| v.strip_prefix('=')) {
+                Some(v) => Some(v.to_string()),
+                None => iter.next().cloned(),
+            };
+            let value = value
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| format!("`{flag}` needs a file"))?;
+            let slot = if flag == "--baseline" {
+                &mut taken.read
+            } else {
+                &mut taken.write
+            };
+            if slot.replace(PathBuf::from(value)).is_some() {
+                return Err(format!("`{flag}` is given twice"));
+            }
+        }
+        if taken.read.is_some() && taken.write.is_some() {
+            return Err(
+                "`--baseline` and `--write-baseline` cannot be combined: `--write-baseline` records every finding"
+                    .into(),
+            );
+        }
+        Ok((taken, rest))
+    }
+}
+
+/// Where the findings of a run with a baseline go.
+#[derive(Clone, Copy)]
+enum BaselinedOutput {
+    /// rustc's rendering on stderr, as cargo's `human` (or `short`) writes it.
+    Human { short: bool },
+    /// cargo's JSON messages on stdout, as the user asked for them.
+    CargoJson,
+    /// One of cuda-lint's reports on stdout.
+    Report(Format),
+}
+
+/// cargo's arguments without `--message-format`, and whether it asked for `short`.
+fn without_message_format(args: &[String]) -> (bool, Vec<String>) {
+    let mut short = false;
+    let mut rest = Vec::with_capacity(args.len());
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        let value = if arg == "--message-format" {
+            iter.next().cloned().unwrap_or_default()
+        } else if let Some(v) = arg.strip_prefix("--message-format=") {
+            v.to_string()
+        } else {
+            rest.push(arg.clone());
+            continue;
+        };
+        short |= value.split(',').any(|v| v.trim() == "short");
+    }
+    (short, rest)
+}
+
+/// Runs cargo with JSON diagnostics and writes its output as `out` asks, without the
+/// findings the baseline holds (`--baseline`) or any finding, recording them all
+/// (`--write-baseline`). A finding left out does not fail the run: the exit status is cargo's,
+/// unless every error cargo stopped on was left out. A baseline that cannot be read stops the
+/// run before cargo runs (exit status 3, and a failed report in a report format).
+fn run_baselined(mut cmd: Command, out: BaselinedOutput, workspace_root: &Path, args: &BaselineArgs) -> ExitCode {
+    let here = env::current_dir().unwrap_or_default();
+    let root = output::report_root(workspace_root, &[]);
+    let baseline = match &args.read {
+        Some(file) => match Baseline::read(file) {
+            Ok(b) => Some(b),
+            Err(e) => {
+                eprintln!("error: {e}");
+                eprintln!("cuda-lint: nothing was checked: the baseline could not be read");
+                if let BaselinedOutput::Report(format) = out {
+                    let notification = output::Notification {
+                        level: output::Level::Error,
+                        message: e.message.clone(),
+                        file: Some(output::relative_path(&file.to_string_lossy(), &here, &root)),
+                        line: e.line,
+                    };
+                    let execution = output::Execution {
+                        notifications: vec![notification],
+                        exit_code: Some(EXIT_NOT_ANALYSED.into()),
+                    };
+                    print!("{}", format.emit_run(&[], &execution, &root));
+                }
+                return ExitCode::from(EXIT_NOT_ANALYSED);
+            }
+        },
+        None => None,
+    };
+    let file = args.read.as_ref().or(args.write.as_ref()).expect("a baseline flag");
+    let key_root = baseline::root_of(file, &here);
+
+    let rendered = if std::io::stderr().is_terminal() {
+        "json-diagnostic-rendered-ansi"
+    } else {
+        "json"
+    };
+    match out {
+        BaselinedOutput::Human { short: true } => {
+            cmd.arg("--message-format=json-diagnostic-short");
+        }
+        BaselinedOutput::Human { short: false } | BaselinedOutput::Report(_) => {
+            cmd.arg(format!("--message-format={rendered}"));
+        }
+        BaselinedOutput::CargoJson => {}
+    }
+    // A deny-level finding in the baseline still fails its crate in rustc: the others are
+    // checked all the same.
+    cmd.arg("--keep-going").stdout(Stdio::piped()).stderr(Stdio::piped());
+    let functions_log = env::temp_dir().join(format!("cuda-lint-functions-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&functions_log);
+    cmd.env(baseline::FUNCTIONS_LOG_VAR, &functions_log);
+    let mut child = match cmd.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            eprintln!("error: could not run cargo: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // cargo's stderr (progress, its own errors) is passed on as it comes, but for the line
+    // saying that a crate did not compile, held back until it is known whether only findings
+    // of the baseline made it fail.
+    let stderr = child.stderr.take().expect("cargo's stderr is piped");
+    let stderr = std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut held = Vec::new();
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.starts_with("error: could not compile") || line.contains("build failed") {
+                held.push(line);
+            } else {
+                eprintln!("{line}");
+            }
+        }
+        held
+    });
+    let stdout = child.stdout.take().expect("cargo's stdout is piped");
+    let lines: Vec<String> = {
+        use std::io::BufRead;
+        BufReader::new(stdout).lines().map_while(Result::ok).collect()
+    };
+    let status = child.wait();
+    let held = stderr.join().unwrap_or_default();
+    let messages: Vec<Option<Message>> = lines.iter().map(|l| serde_json::from_str(l).ok()).collect();
+
+    // Where the functions of the crates cargo checked lie, from the driver's tables: those it
+    // wrote in this run, and those of the crates cargo found fresh (beside their metadata).
+    let mut functions = Vec::new();
+    let written = std::fs::read_to_string(&functions_log).unwrap_or_default();
+    let _ = std::fs::remove_file(&functions_log);
+    for table in written.lines() {
+        functions.extend(baseline::read_functions(Path::new(table)));
+    }
+    for message in messages.iter().flatten() {
+        if let Message::CompilerArtifact(artifact) = message {
+            for rmeta in artifact.filenames.iter().filter(|f| f.extension() == Some("rmeta")) {
+                if let Some(table) = baseline::functions_file_of(rmeta.as_std_path()) {
+                    functions.extend(baseline::read_functions(&table));
+                }
+            }
+        }
+    }
+    // The findings, once each (a crate's lib and tests report the same one), in a fixed
+    // order, with their keys.
+    let finding_of = |m: &Option<Message>| match m {
+        Some(Message::CompilerMessage(msg)) => output::finding(&msg.message, workspace_root, &root),
+        _ => None,
+    };
+    let mut unique: Vec<(output::Finding, baseline::Key)> = Vec::new();
+    let mut without_function = 0;
+    for message in &messages {
+        let (Some(finding), Some(Message::CompilerMessage(msg))) = (finding_of(message), message) else {
+            continue;
+        };
+        if unique.iter().any(|(f, _)| *f == finding) {
+            continue;
+        }
+        let Some((file_name, at)) = output::primary_site(&msg.message, workspace_root, &root) else {
+            continue;
+        };
+        let function = baseline::enclosing_function(&functions, &file_name, at);
+        without_function += usize::from(function.is_none());
+        let key = baseline::Key::new(
+            &finding.code,
+            &baseline::key_path(&file_name, workspace_root, &key_root),
+            function,
+            &finding.message,
+        );
+        unique.push((finding, key));
+    }
+    unique.sort_by(|a, b| a.0.cmp(&b.0));
+    let keys: Vec<baseline::Key> = unique.iter().map(|(_, k)| k.clone()).collect();
+    let (new, said) = match &baseline {
+        Some(baseline) => {
+            let applied = baseline.apply(&keys);
+            let mut said = format!(
+                "cuda-lint: {} in the baseline {} not reported",
+                findings(applied.baselined),
+                if applied.baselined == 1 { "was" } else { "were" }
+            );
+            if applied.unmatched > 0 {
+                said.push_str(&format!(
+                    "; {} of {} {} not found (fixed, or changed: `--write-baseline` drops {})",
+                    findings(applied.unmatched),
+                    file.display(),
+                    if applied.unmatched == 1 { "was" } else { "were" },
+                    if applied.unmatched == 1 { "it" } else { "them" },
+                ));
+            }
+            (applied.new, said)
+        }
+        None => {
+            let recorded = Baseline::from_keys(&keys);
+            if let Err(e) = recorded.write(file) {
+                eprintln!("error: {e}");
+                return ExitCode::from(EXIT_NOT_ANALYSED);
+            }
+            let said = format!(
+                "cuda-lint: {} written to the baseline {}",
+                findings(recorded.len()),
+                file.display()
+            );
+            (vec![false; keys.len()], said)
+        }
+    };
+    let left_out: Vec<&output::Finding> = unique
+        .iter()
+        .zip(&new)
+        .filter(|(_, n)| !**n)
+        .map(|((f, _), _)| f)
+        .collect();
+    let is_left_out = |m: &Option<Message>| finding_of(m).is_some_and(|f| left_out.contains(&&f));
+    // rustc's closing line for a crate with errors ("aborting due to 1 previous error").
+    let is_aborting = |m: &Option<Message>| {
+        matches!(m, Some(Message::CompilerMessage(msg))
+            if msg.message.spans.is_empty() && msg.message.message.starts_with("aborting due to"))
+    };
+    let is_error = |m: &Option<Message>| {
+        matches!(m, Some(Message::CompilerMessage(msg))
+            if matches!(msg.message.level, cargo_metadata::diagnostic::DiagnosticLevel::Error
+                | cargo_metadata::diagnostic::DiagnosticLevel::Ice))
+    };
+    let new_errors = messages
+        .iter()
+        .filter(|m| is_error(m) && !is_aborting(m) && !is_left_out(m))
+        .count();
+    let left_out_errors = messages.iter().filter(|m| is_error(m) && is_left_out(m)).count();
+    let shown = |m: &Option<Message>| !is_left_out(m) && !(new_errors == 0 && is_aborting(m));
+
+    let mut stdout = std::io::stdout().lock();
+    match out {
+        BaselinedOutput::CargoJson => {
+            for (line, message) in lines.iter().zip(&messages) {
+                if shown(message) {
+                    let _ = writeln!(stdout, "{line}");
+                }
+            }
+        }
+        BaselinedOutput::Human { .. } => {
+            for (line, message) in lines.iter().zip(&messages) {
+                match message {
+                    Some(Message::CompilerMessage(msg)) if shown(message) => {
+                        let text = msg
+                            .message
+                            .rendered
+                            .clone()
+                            .unwrap_or_else(|| msg.message.message.clone());
+                        eprint!("{text}");
+                        if !text.ends_with('\n') {
+                            eprintln!();
+                        }
+                    }
+                    Some(_) => {}
+                    None if line.trim().is_empty() => {}
+                    None => {
+                        let _ = writeln!(stdout, "{line}");
+                    }
+                }
+            }
+        }
+        BaselinedOutput::Report(format) => {
+            let mut reported = Vec::new();
+            for (line, message) in lines.iter().zip(&messages) {
+                let Some(message) = message else {
+                    if !line.trim().is_empty() {
+                        eprintln!("{line}");
+                    }
+                    continue;
+                };
+                if !shown(&Some(message.clone())) {
+                    continue;
+                }
+                match output::classify(message.clone(), workspace_root, &root) {
+                    Classified::Finding(finding) => reported.push(finding),
+                    Classified::Other(text) => eprint!("{text}"),
+                    Classified::Ignored => {}
+                }
+            }
+            reported.sort();
+            reported.dedup();
+            let _ = stdout.write_all(format.emit(&reported, &root).as_bytes());
+            let errors = reported.iter().filter(|f| f.level == output::Level::Error).count();
+            eprintln!(
+                "cuda-lint: {} finding(s) ({errors} error(s), {} warning(s)) in the {} report",
+                reported.len(),
+                reported.len() - errors,
+                format.name()
+            );
+        }
+    }
+    let _ = stdout.flush();
+    drop(stdout);
+    let status = match status {
+        Ok(status) => status,
+        Err(e) => {
+            eprintln!("error: could not run cargo: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // cargo failed on errors that were all findings of the baseline: a clean run.
+    let cleared = !status.success() && new_errors == 0 && left_out_errors > 0;
+    if !cleared {
+        for line in &held {
+            eprintln!("{line}");
+        }
+    }
+    if without_function > 0 {
+        eprintln!(
+            "cuda-lint: warning: the function of {} is not known (its crate was checked by an older \
+             cuda-lint-driver: `cargo clean` and run again); its key has no function",
+            findings(without_function)
+        );
+    }
+    eprintln!("{said}");
+    match status {
+        s if s.success() || cleared => ExitCode::SUCCESS,
+        s => ExitCode::from(s.code().unwrap_or(101).clamp(1, 255) as u8),
+    }
+}
+
+fn findings(n: usize) -> String {
+    if n == 1 {
+        "1 finding".to_string()
+    } else {
+        format!("{n} findings")
+    }
 }
 
 /// The directories whose C++ sources `--cuda-sources` checks: the packages cargo checks

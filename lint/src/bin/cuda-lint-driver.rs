@@ -15,7 +15,9 @@ extern crate rustc_driver;
 // whole process, the compiler's shared library and LLVM included.
 #[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
 use tikv_jemalloc_sys as _;
+extern crate rustc_hir;
 extern crate rustc_interface;
+extern crate rustc_middle;
 extern crate rustc_session;
 extern crate rustc_span;
 
@@ -167,6 +169,77 @@ impl rustc_driver::Callbacks for LintCallbacks {
             }));
         // clippy_utils' symbol constants index into this list: it must be registered.
         config.extra_symbols = clippy_utils::sym::EXTRA_SYMBOLS.into();
+    }
+
+    fn after_analysis<'tcx>(
+        &mut self,
+        _compiler: &interface::Compiler,
+        tcx: rustc_middle::ty::TyCtxt<'tcx>,
+    ) -> rustc_driver::Compilation {
+        if self.analyse {
+            write_functions(tcx);
+        }
+        rustc_driver::Compilation::Continue
+    }
+}
+
+/// Writes where each function of the crate lies (`cuda_lint_protocol::baseline::FunctionSpan`)
+/// beside its metadata, for `cargo cuda-lint --baseline`: rustc's diagnostics do not say which
+/// function a finding is in, and a baseline's keys need it. Written on every analysis, so that
+/// a crate cargo finds fresh still has its table. A table that cannot be written is no error:
+/// keys then have no function, and their findings are reported as new.
+fn write_functions(tcx: rustc_middle::ty::TyCtxt<'_>) {
+    use cuda_lint_protocol::baseline::{FunctionSpan, functions_file_name, functions_to_jsonl};
+    use rustc_hir::def::DefKind;
+    let sess = tcx.sess;
+    if sess.io.output_dir.is_none() {
+        return;
+    }
+    let source_map = sess.source_map();
+    let mut table = Vec::new();
+    for owner in tcx.hir_body_owners() {
+        if !matches!(tcx.def_kind(owner), DefKind::Fn | DefKind::AssocFn) {
+            continue;
+        }
+        let span = tcx.hir_span_with_body(tcx.local_def_id_to_hir_id(owner));
+        let function = tcx.def_path_str(owner.to_def_id());
+        // A function a macro wrote is also where the macro is called.
+        let spans = [Some(span), span.from_expansion().then(|| span.source_callsite())];
+        for span in spans.into_iter().flatten() {
+            let (lo, hi) = (
+                source_map.lookup_byte_offset(span.lo()),
+                source_map.lookup_byte_offset(span.hi()),
+            );
+            if !std::sync::Arc::ptr_eq(&lo.sf, &hi.sf) {
+                continue;
+            }
+            table.push(FunctionSpan {
+                file: source_map.filename_for_diagnostics(&lo.sf.name).to_string(),
+                start: lo.sf.original_relative_byte_pos(span.lo()).0,
+                end: lo.sf.original_relative_byte_pos(span.hi()).0,
+                function: function.clone(),
+            });
+        }
+    }
+    let stem = format!(
+        "{}{}",
+        tcx.crate_name(rustc_span::def_id::LOCAL_CRATE),
+        sess.opts.cg.extra_filename
+    );
+    // Only where cargo names the output folder (`--out-dir`): run as plain rustc (UI tests), the
+    // driver leaves no file behind.
+    if let Some(dir) = &sess.io.output_dir {
+        let path = dir.join(functions_file_name(&stem));
+        if std::fs::write(&path, functions_to_jsonl(&table)).is_ok()
+            && let Some(log) = env::var_os(cuda_lint_protocol::baseline::FUNCTIONS_LOG_VAR)
+        {
+            // A crate that fails (a deny-level finding) has no artifact message naming its
+            // metadata: `cargo cuda-lint` learns of its table here.
+            use std::io::Write as _;
+            if let Ok(mut log) = std::fs::OpenOptions::new().append(true).create(true).open(log) {
+                let _ = writeln!(log, "{}", path.display());
+            }
+        }
     }
 }
 

@@ -368,6 +368,16 @@ pub fn finding(diag: &Diagnostic, workspace_root: &Path, root: &Path) -> Option<
     })
 }
 
+/// Where a `cuda_lint::*` diagnostic's finding is, as rustc names it: the file name of its
+/// primary span (relative to the workspace root, or absolute) and its byte offset, at the same
+/// span [`finding`] reports (a macro's call site for a macro defined outside `root`). Baseline
+/// keys need the function there (`baseline::enclosing_function`).
+pub fn primary_site(diag: &Diagnostic, workspace_root: &Path, root: &Path) -> Option<(String, u32)> {
+    let primary = diag.spans.iter().find(|s| s.is_primary)?;
+    let shown = user_span(primary, workspace_root, root);
+    Some((shown.file_name.clone(), shown.byte_start))
+}
+
 /// rustc's note on where the lint's level comes from ("`#[deny(..)]` on by default", "implied
 /// by", "requested on the command line", "the lint level is defined here" at an attribute or
 /// at the line of `cuda-lint.toml` that sets it): given once per lint and crate, it says
