@@ -59,4 +59,18 @@ fn ok_chunks_cleared_after_the_wait(host: &[u8]) {
     }
 }
 
+fn ok_chunks_truncated_after_the_wait(host: &[u8]) {
+    unsafe {
+        let (upload, release) = (stream(), stream());
+        let mut pinned = std::ptr::null_mut();
+        sys::cuMemAllocHost_v2(&mut pinned, host.len());
+        let mut chunks = chunks(4, host.len(), release);
+        for c in &chunks {
+            sys::cuMemcpyHtoDAsync_v2(c.dev, pinned, host.len(), upload);
+        }
+        sys::cuStreamSynchronize(upload);
+        chunks.truncate(1);
+    }
+}
+
 fn main() {}

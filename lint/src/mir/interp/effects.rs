@@ -519,12 +519,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                                 args.types().next()
                             };
                             if let Some(element_ty) = element_ty {
-                                let mut elements = LocSet::new();
-                                for collection in self.arg(call, a, &ret).iter() {
-                                    for data in self.read_value(state, collection).iter() {
-                                        elements.insert(self.locs.child(data, Proj::Index));
-                                    }
-                                }
+                                // Where `push`/`insert` put them (see `Effect::Push`).
+                                let elements: LocSet = self
+                                    .data_arg(call, a, &ret, state)
+                                    .iter()
+                                    .map(|collection| self.locs.child(collection, Proj::Index))
+                                    .collect();
                                 self.drop_at(f, call.bb, element_ty, &elements, call.si, state, 0);
                             }
                         }
