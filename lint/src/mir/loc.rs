@@ -193,6 +193,18 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
         self.root_object(Root::Fresh { frame, block, which }, target, origin, ty)
     }
 
+    /// A value a call made that holds no memory or object itself (an `Option` a call returns,
+    /// its payload rebuilt from a collection's element).
+    pub fn fresh_plain(&mut self, frame: FrameId, block: BasicBlock, which: u8, origin: Span, ty: Ty<'tcx>) -> LocId {
+        let root = Root::Fresh { frame, block, which };
+        if let Some(&id) = self.roots.get(&root) {
+            return id;
+        }
+        let id = self.root_object(root, Target::Obj(ObjKind::Stream), origin, Some(ty));
+        self.set_kind(id, LocKind::Plain);
+        id
+    }
+
     /// The object named `key`, the same for every call that returns it.
     pub fn global(&mut self, key: u32, target: Target, origin: Span) -> LocId {
         self.root_object(Root::Global { key }, target, origin, None)

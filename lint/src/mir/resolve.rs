@@ -2,10 +2,11 @@
 //! roles of types, and the cheap test of whether a body touches CUDA at all.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 
 use rustc_data_structures::fx::{FxHashMap, FxHashSet};
 use rustc_hir::def::DefKind;
-use rustc_hir::def_id::{CrateNum, DefId, LocalDefId};
+use rustc_hir::def_id::{CRATE_DEF_ID, CrateNum, DefId, LocalDefId};
 use rustc_hir::definitions::DefPathData;
 use rustc_hir::{AttrArgs, Attribute};
 use rustc_middle::ty::{self, Ty, TyCtxt, TypeVisitableExt};
@@ -45,14 +46,12 @@ pub struct Resolver<'tcx> {
     cut: std::cell::Cell<u32>,
     /// For methods of the crate's traits: whether an implementation uses CUDA.
     impl_touches: RefCell<FxHashMap<DefId, bool>>,
-    /// The crate's definitions that own a body, made when first asked (a set: asking HIR for
-    /// each body is costly in a large crate).
-    body_owners: std::cell::OnceCell<FxHashSet<LocalDefId>>,
-    /// The crate's functions some body of the crate calls (or names), made when first asked.
-    called: std::cell::OnceCell<FxHashSet<DefId>>,
-    /// The bodies that build each of the crate's own types (`Readout { host, .. }`), made when
-    /// first asked.
-    builders: std::cell::OnceCell<FxHashMap<DefId, Vec<LocalDefId>>>,
+    /// The crate's functions some body within a module calls (or names), by module, made when
+    /// first asked (see [`Resolver::visible_within`]).
+    called: RefCell<FxHashMap<LocalDefId, Rc<FxHashSet<DefId>>>>,
+    /// The bodies within a module that build each of the crate's own types (`Readout { host,
+    /// .. }`), by module, made when first asked.
+    builders: RefCell<FxHashMap<LocalDefId, Rc<Builders>>>,
     /// What memory each raw-pointer field of the crate's types holds wherever the crate
     /// builds the type (see [`Resolver::field_memory`]).
     field_memory: RefCell<FxHashMap<DefId, FieldsMemory>>,
@@ -68,6 +67,9 @@ pub struct FieldMemory {
     pub allocator: Option<cuda_lint_machine::Allocator>,
     pub write_combined: bool,
 }
+
+/// The bodies that build each of the crate's types.
+type Builders = FxHashMap<DefId, Vec<LocalDefId>>;
 
 /// What each raw-pointer field of one type holds, by (variant, field).
 type FieldsMemory = FxHashMap<(u32, u32), FieldMemory>;
@@ -96,9 +98,8 @@ impl<'tcx> Resolver<'tcx> {
             visiting: RefCell::default(),
             cut: std::cell::Cell::new(0),
             impl_touches: RefCell::default(),
-            body_owners: std::cell::OnceCell::new(),
-            called: std::cell::OnceCell::new(),
-            builders: std::cell::OnceCell::new(),
+            called: RefCell::default(),
+            builders: RefCell::default(),
             field_memory: RefCell::default(),
             summarizing: RefCell::default(),
         }
@@ -269,9 +270,59 @@ impl<'tcx> Resolver<'tcx> {
             ty::Ref(_, t, _) => *t,
             _ => self_ty,
         };
-        matches!(self_ty.kind(), ty::Adt(adt, _) if adt.did().is_local()
-            && adt.is_struct()
-            && matches!(self.builders().get(&adt.did()).map(Vec::len), Some(1)))
+        let ty::Adt(adt, _) = self_ty.kind() else {
+            return false;
+        };
+        if !adt.did().is_local() || !adt.is_struct() {
+            return false;
+        }
+        // A struct whose fields are all public may be built anywhere in the crate: its
+        // builders are looked for only where the method does something unsafe (a raw pointer,
+        // a C call), the only way code that names no CUDA type can misuse CUDA memory.
+        if self.build_scope(adt.did()) == CRATE_DEF_ID && !has_unsafe_code(tcx, def_id) {
+            return false;
+        }
+        self.builders_of(adt.did()).len() == 1
+    }
+
+    /// The module within which every body that can build the crate's type `adt` lies: Rust's
+    /// privacy lets only the module a private field is private to (and the modules within it)
+    /// build the type. The crate root for a type whose fields are all public.
+    fn build_scope(&self, adt: DefId) -> LocalDefId {
+        let tcx = self.tcx;
+        let def = tcx.adt_def(adt);
+        let visibilities = std::iter::once(tcx.visibility(adt)).chain(def.all_fields().map(|f| f.vis));
+        deepest_module(tcx, visibilities)
+    }
+
+    /// The module within which every body that can call or name the crate's function `def_id`
+    /// lies (its visibility), the crate root for a public one.
+    fn call_scope(&self, def_id: DefId) -> LocalDefId {
+        let tcx = self.tcx;
+        if !matches!(tcx.def_kind(def_id), DefKind::Fn | DefKind::AssocFn) || tcx.trait_of_assoc(def_id).is_some() {
+            return CRATE_DEF_ID;
+        }
+        let mut visibilities = vec![tcx.visibility(def_id)];
+        // A method is reached through its type too; one implementing a trait's, through the
+        // trait, anywhere.
+        if let Some(imp) = tcx.impl_of_assoc(def_id) {
+            match tcx.type_of(imp).instantiate_identity().skip_normalization().kind() {
+                ty::Adt(adt, _) if tcx.associated_item(def_id).trait_item_def_id().is_none() => {
+                    visibilities.push(tcx.visibility(adt.did()));
+                }
+                _ => return CRATE_DEF_ID,
+            }
+        }
+        deepest_module(tcx, visibilities.into_iter())
+    }
+
+    /// The bodies of the crate within `module` (and the modules within it).
+    fn bodies_within(&self, module: LocalDefId) -> Vec<LocalDefId> {
+        let tcx = self.tcx;
+        // The list of the crate's bodies and their paths do not change when a body is edited.
+        tcx.hir_body_owners()
+            .filter(|b| module == CRATE_DEF_ID || tcx.is_descendant_of(b.to_def_id(), module.to_def_id()))
+            .collect()
     }
 
     pub fn is_cuda_crate(&self, krate: CrateNum) -> bool {
@@ -347,10 +398,9 @@ impl<'tcx> Resolver<'tcx> {
             return false;
         }
         let tcx = self.tcx;
-        let has_body = self
-            .body_owners
-            .get_or_init(|| tcx.hir_body_owners().collect())
-            .contains(&def_id);
+        // Asked of this definition alone: a crate-wide list would make every module's lints
+        // depend on every item of the crate (all run again after any edit).
+        let has_body = tcx.hir_maybe_body_owned_by(def_id).is_some();
         let touches = has_body && {
             let results = tcx.typeck(def_id);
             // Order does not matter for `any`: no sorting (this runs on every body of the crate).
@@ -412,11 +462,7 @@ impl<'tcx> Resolver<'tcx> {
         if self.summarizing.borrow().len() >= MAX_SUMMARY_DEPTH || self.summarizing.borrow().contains(&adt) {
             return None;
         }
-        let builders: Vec<LocalDefId> = self
-            .builders()
-            .get(&adt)
-            .map(|b| b.iter().take(MAX_BUILDERS).copied().collect())
-            .unwrap_or_default();
+        let builders: Vec<LocalDefId> = self.builders_of(adt).into_iter().take(MAX_BUILDERS).collect();
         self.summarizing.borrow_mut().push(adt);
         let mut joined: FxHashMap<(u32, u32), Option<FieldMemory>> = FxHashMap::default();
         for body in builders {
@@ -434,80 +480,158 @@ impl<'tcx> Resolver<'tcx> {
         found
     }
 
-    /// The bodies of the crate that build each of its own types (an aggregate of the type).
-    pub(crate) fn builders(&self) -> &FxHashMap<DefId, Vec<LocalDefId>> {
-        self.builders.get_or_init(|| {
-            let tcx = self.tcx;
-            let mut builders: FxHashMap<DefId, Vec<LocalDefId>> = FxHashMap::default();
-            for owner in tcx.hir_body_owners() {
-                let def_id = owner.to_def_id();
-                // Only bodies that use CUDA can store CUDA memory they made (a constructor given
-                // a pointer stores what its caller had): the others' MIR is not built for this.
-                if !matches!(tcx.def_kind(def_id), DefKind::Fn | DefKind::AssocFn | DefKind::Closure)
-                    || !self.touches_cuda(owner)
-                    || !tcx.is_mir_available(def_id)
-                    || has_unsatisfiable_preds(tcx, def_id)
-                {
-                    continue;
-                }
-                for block in tcx.optimized_mir(def_id).basic_blocks.iter() {
-                    for stmt in &block.statements {
-                        if let rustc_middle::mir::StatementKind::Assign(box (
-                            _,
-                            rustc_middle::mir::Rvalue::Aggregate(kind, _),
-                        )) = &stmt.kind
-                            && let rustc_middle::mir::AggregateKind::Adt(adt, ..) = **kind
-                            && adt.is_local()
-                        {
-                            let list = builders.entry(adt).or_default();
-                            if !list.contains(&owner) {
-                                list.push(owner);
-                            }
+    /// The bodies of the crate that build its type `adt` (an aggregate of the type), looked for
+    /// only where the type can be built (see [`Resolver::build_scope`]).
+    pub(crate) fn builders_of(&self, adt: DefId) -> Vec<LocalDefId> {
+        if !adt.is_local() {
+            return Vec::new();
+        }
+        let scope = self.build_scope(adt);
+        let known = self.builders.borrow().get(&scope).cloned();
+        let map = match known {
+            Some(map) => map,
+            None => {
+                let map = Rc::new(self.builders_within(scope));
+                self.builders.borrow_mut().insert(scope, map.clone());
+                map
+            }
+        };
+        map.get(&adt).cloned().unwrap_or_default()
+    }
+
+    /// The bodies within `module` that build each of the crate's types.
+    fn builders_within(&self, module: LocalDefId) -> Builders {
+        let tcx = self.tcx;
+        let mut builders = Builders::default();
+        for owner in self.bodies_within(module) {
+            let def_id = owner.to_def_id();
+            // Only bodies that use CUDA can store CUDA memory they made (a constructor given
+            // a pointer stores what its caller had): the others' MIR is not built for this.
+            if !matches!(tcx.def_kind(def_id), DefKind::Fn | DefKind::AssocFn | DefKind::Closure)
+                || !self.touches_cuda(owner)
+                || !tcx.is_mir_available(def_id)
+                || has_unsatisfiable_preds(tcx, def_id)
+            {
+                continue;
+            }
+            for block in tcx.optimized_mir(def_id).basic_blocks.iter() {
+                for stmt in &block.statements {
+                    if let rustc_middle::mir::StatementKind::Assign(box (
+                        _,
+                        rustc_middle::mir::Rvalue::Aggregate(kind, _),
+                    )) = &stmt.kind
+                        && let rustc_middle::mir::AggregateKind::Adt(adt, ..) = **kind
+                        && adt.is_local()
+                    {
+                        let list = builders.entry(adt).or_default();
+                        if !list.contains(&owner) {
+                            list.push(owner);
                         }
                     }
                 }
             }
-            builders
-        })
+        }
+        builders
     }
 
     /// Whether some body of the crate calls (or names) the local function `def_id`: then what
-    /// it gets as parameters is seen where it is called.
+    /// it gets as parameters is seen where it is called. Only bodies that can name it (its
+    /// visibility, see [`Resolver::call_scope`]) are looked at.
     pub fn has_local_caller(&self, def_id: DefId) -> bool {
-        let called = self.called.get_or_init(|| {
-            let tcx = self.tcx;
-            let mut called = FxHashSet::default();
-            for owner in tcx.hir_body_owners() {
-                // A caller of a function that uses CUDA uses CUDA itself (`touches_cuda` follows
-                // calls): only those bodies need their calls listed.
-                if !self.touches_cuda(owner) {
-                    continue;
-                }
-                let results = tcx.typeck(owner);
-                // Into a set: the order does not matter (no sorting, on every body of the crate).
-                let called = RefCell::new(&mut called);
-                let _ = results.node_types().items().any(|(_, ty)| {
-                    if let ty::FnDef(callee, _) = ty.kind()
-                        && callee.is_local()
-                        && *callee != owner.to_def_id()
-                    {
-                        called.borrow_mut().insert(*callee);
-                    }
-                    false
-                });
-                let _ = results.type_dependent_defs().items().any(|(_, res)| {
-                    if let Ok((_, callee)) = res
-                        && callee.is_local()
-                    {
-                        called.borrow_mut().insert(*callee);
-                    }
-                    false
-                });
+        let scope = self.call_scope(def_id);
+        let known = self.called.borrow().get(&scope).cloned();
+        let called = match known {
+            Some(called) => called,
+            None => {
+                let called = Rc::new(self.called_within(scope));
+                self.called.borrow_mut().insert(scope, called.clone());
+                called
             }
-            called
-        });
+        };
         called.contains(&def_id)
     }
+
+    /// The crate's functions that bodies within `module` call or name.
+    fn called_within(&self, module: LocalDefId) -> FxHashSet<DefId> {
+        let tcx = self.tcx;
+        let mut called = FxHashSet::default();
+        for owner in self.bodies_within(module) {
+            // A caller of a function that uses CUDA uses CUDA itself (`touches_cuda` follows
+            // calls): only those bodies need their calls listed.
+            if !self.touches_cuda(owner) {
+                continue;
+            }
+            let results = tcx.typeck(owner);
+            // Into a set: the order does not matter (no sorting, on every body of the crate).
+            let called = RefCell::new(&mut called);
+            let _ = results.node_types().items().any(|(_, ty)| {
+                if let ty::FnDef(callee, _) = ty.kind()
+                    && callee.is_local()
+                    && *callee != owner.to_def_id()
+                {
+                    called.borrow_mut().insert(*callee);
+                }
+                false
+            });
+            let _ = results.type_dependent_defs().items().any(|(_, res)| {
+                if let Ok((_, callee)) = res
+                    && callee.is_local()
+                {
+                    called.borrow_mut().insert(*callee);
+                }
+                false
+            });
+        }
+        called
+    }
+}
+
+/// Of visibilities of one item and its parts (all of them the crate's own modules or public),
+/// the deepest module: where all of them are visible. The crate root when all are public.
+fn deepest_module(tcx: TyCtxt<'_>, visibilities: impl Iterator<Item = ty::Visibility<DefId>>) -> LocalDefId {
+    let mut deepest = CRATE_DEF_ID;
+    for vis in visibilities {
+        if let ty::Visibility::Restricted(m) = vis
+            && let Some(m) = m.as_local()
+            && tcx.is_descendant_of(m.to_def_id(), deepest.to_def_id())
+        {
+            deepest = m;
+        }
+    }
+    deepest
+}
+
+/// Whether a function is `unsafe` or its body (closures in it included) has an `unsafe` block.
+fn has_unsafe_code(tcx: TyCtxt<'_>, def_id: LocalDefId) -> bool {
+    use rustc_hir::intravisit::{self, Visitor};
+    struct Finder<'tcx> {
+        tcx: TyCtxt<'tcx>,
+        found: bool,
+    }
+    impl<'tcx> Visitor<'tcx> for Finder<'tcx> {
+        type NestedFilter = rustc_middle::hir::nested_filter::OnlyBodies;
+        fn maybe_tcx(&mut self) -> TyCtxt<'tcx> {
+            self.tcx
+        }
+        fn visit_block(&mut self, block: &'tcx rustc_hir::Block<'tcx>) {
+            if matches!(
+                block.rules,
+                rustc_hir::BlockCheckMode::UnsafeBlock(rustc_hir::UnsafeSource::UserProvided)
+            ) {
+                self.found = true;
+            }
+            intravisit::walk_block(self, block);
+        }
+    }
+    if tcx.fn_sig(def_id).skip_binder().safety().is_unsafe() {
+        return true;
+    }
+    let Some(body) = tcx.hir_maybe_body_owned_by(def_id) else {
+        return false;
+    };
+    let mut finder = Finder { tcx, found: false };
+    finder.visit_body(body);
+    finder.found
 }
 
 /// The path of a definition as the API tables spell it (see `crate::api`).

@@ -75,4 +75,29 @@ fn ok_closure_reads_after_copy_back(ctx: &Context, s: &Stream) -> Result<f32, Er
     Ok(host[0])
 }
 
+/// A scratch block kept in an `Option`: its device address and its size.
+struct Scratch {
+    ptr: u64,
+    bytes: usize,
+}
+
+/// `Option::filter` gives its closure a reference to the value: `s.bytes` reads the host struct.
+fn ok_option_filter_reads_the_struct_holding_a_device_address(ctx: &Context, want: usize) -> Result<u64, Error> {
+    let dev = ctx.alloc_zeroed::<u8>(256)?;
+    let scratch = Some(Scratch { ptr: dev.device_ptr().as_raw(), bytes: 256 });
+    match scratch.as_ref().filter(|s| s.bytes >= want) {
+        Some(s) => Ok(s.ptr),
+        None => Ok(0),
+    }
+}
+
+/// ... while dereferencing the address it holds reads device memory.
+fn fires_option_filter_dereferences_the_device_address(ctx: &Context) -> Result<bool, Error> {
+    let dev = ctx.alloc_zeroed::<f32>(64)?;
+    let scratch = Some(Scratch { ptr: dev.device_ptr().as_raw(), bytes: 256 });
+    let nonzero = scratch.as_ref().filter(|s| unsafe { *(s.ptr as *const f32) } != 0.0).is_some();
+    //~^ host_deref_device_ptr
+    Ok(nonzero)
+}
+
 fn main() {}

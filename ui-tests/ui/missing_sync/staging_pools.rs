@@ -214,4 +214,64 @@ fn ok_runtime_layer_pool_buffer_refilled_after_the_upload(
     Ok(())
 }
 
+/// A staging slot: a pinned buffer and what it is for.
+struct Slot {
+    buf: PinnedBuffer<f32>,
+    rows: usize,
+}
+
+/// Each turn takes another slot from a pool it was handed (one this body did not fill): the
+/// slot filled is never the one whose upload is still running.
+fn ok_each_chunk_takes_another_slot_from_the_pool(
+    free: &mut Vec<Slot>,
+    busy: &mut Vec<Slot>,
+    stream: &Stream,
+    dev: &mut DeviceBuffer<f32>,
+    rows: &[f32],
+) -> Result<(), Error> {
+    for chunk in rows.chunks(1024) {
+        let Some(mut slot) = free.pop() else { break };
+        slot.buf[..chunk.len()].copy_from_slice(chunk);
+        slot.rows = chunk.len();
+        unsafe { stream.copy_htod_async(dev, &slot.buf)? };
+        busy.push(slot);
+    }
+    Ok(())
+}
+
+/// ... while one slot taken once and refilled each turn is still being uploaded from.
+fn fires_one_slot_refilled_each_chunk(
+    free: &mut Vec<Slot>,
+    stream: &Stream,
+    dev: &mut DeviceBuffer<f32>,
+    rows: &[f32],
+) -> Result<(), Error> {
+    let Some(mut slot) = free.pop() else { return Ok(()) };
+    for chunk in rows.chunks(1024) {
+        slot.buf[..chunk.len()].copy_from_slice(chunk); //~ missing_sync
+        unsafe { stream.copy_htod_async(dev, &slot.buf)? };
+    }
+    stream.synchronize()?;
+    free.push(slot);
+    Ok(())
+}
+
+/// ... and so is a slot given back to the pool and taken again: the pool gives back what was
+/// pushed.
+fn fires_slot_given_back_and_taken_again(
+    free: &mut Vec<Slot>,
+    stream: &Stream,
+    dev: &mut DeviceBuffer<f32>,
+    rows: &[f32],
+) -> Result<(), Error> {
+    for chunk in rows.chunks(1024) {
+        let Some(mut slot) = free.pop() else { break };
+        slot.buf[..chunk.len()].copy_from_slice(chunk); //~ missing_sync
+        unsafe { stream.copy_htod_async(dev, &slot.buf)? };
+        free.push(slot);
+    }
+    stream.synchronize()?;
+    Ok(())
+}
+
 fn main() {}

@@ -288,4 +288,27 @@ fn ok_capture_free_closure_joined_then_synchronized(_ctx: &Context) -> Result<f3
     Ok(out.host.iter().sum())
 }
 
+/// A readback moved into a channel is handed over, not read: `Sender::send` takes a `T` it cannot
+/// look into. The receiver synchronizes before reading.
+fn ok_readback_sent_over_a_channel_then_synchronized(ctx: &Context, dev: DeviceBuffer<f32>) -> Result<f32, Error> {
+    let stream = Arc::new(ctx.new_stream()?);
+    let (tx, rx) = mpsc::channel::<PinnedBuffer<f32>>();
+    let mut host = ctx.alloc_pinned::<f32>(dev.len())?;
+    unsafe { stream.copy_dtoh_async(&mut host, &dev)? };
+    tx.send(host).expect("receiver alive");
+    let host = rx.recv().expect("sender alive");
+    stream.synchronize()?;
+    Ok(host.iter().sum())
+}
+
+/// Formatting it (`{:?}` takes a `T: Debug`, a trait that reads) is a read.
+fn fires_readback_formatted_before_the_sync(ctx: &Context, dev: DeviceBuffer<f32>) -> Result<String, Error> {
+    let stream = ctx.new_stream()?;
+    let mut host = ctx.alloc_pinned::<f32>(dev.len())?;
+    unsafe { stream.copy_dtoh_async(&mut host, &dev)? };
+    let text = format!("{:?}", &host[..4]); //~ missing_sync
+    stream.synchronize()?;
+    Ok(text)
+}
+
 fn main() {}

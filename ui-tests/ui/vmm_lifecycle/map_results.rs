@@ -99,4 +99,46 @@ fn ok_arena_grown_twice(reserve: usize, chunk: usize) -> Result<Arena, DriverErr
     Ok(arena)
 }
 
+/// The crate's own status check, as many projects write it: `Err` where the call failed.
+fn check(status: sys::CUresult) -> Result<(), sys::CUresult> {
+    if status == sys::CUresult::CUDA_SUCCESS { Ok(()) } else { Err(status) }
+}
+
+/// A map's status passed through a helper: the helper's `Err` is where the map failed.
+fn ok_range_freed_where_the_checked_map_failed(bytes: usize) -> Result<CUdeviceptr, sys::CUresult> {
+    let prop = unsafe { prop() };
+    let (mut va, mut handle): (CUdeviceptr, CUmemGenericAllocationHandle) = (0, 0);
+    unsafe {
+        check(sys::cuMemAddressReserve(&mut va, bytes, 0, 0, 0))?;
+        check(sys::cuMemCreate(&mut handle, bytes, &prop, 0))?;
+        if let Err(e) = check(sys::cuMemMap(va, bytes, 0, handle, 0)) {
+            sys::cuMemRelease(handle);
+            sys::cuMemAddressFree(va, bytes);
+            return Err(e);
+        }
+    }
+    Ok(va)
+}
+
+/// ... while where the access check failed after it, the map happened.
+fn fires_range_freed_where_the_checked_access_failed(bytes: usize) -> Result<CUdeviceptr, sys::CUresult> {
+    let prop = unsafe { prop() };
+    let (mut va, mut handle): (CUdeviceptr, CUmemGenericAllocationHandle) = (0, 0);
+    let desc = sys::CUmemAccessDesc {
+        location: prop.location,
+        flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+    };
+    unsafe {
+        check(sys::cuMemAddressReserve(&mut va, bytes, 0, 0, 0))?;
+        check(sys::cuMemCreate(&mut handle, bytes, &prop, 0))?;
+        check(sys::cuMemMap(va, bytes, 0, handle, 0))?;
+        if let Err(e) = check(sys::cuMemSetAccess(va, bytes, &desc, 1)) {
+            sys::cuMemRelease(handle);
+            sys::cuMemAddressFree(va, bytes); //~ vmm_lifecycle
+            return Err(e);
+        }
+    }
+    Ok(va)
+}
+
 fn main() {}

@@ -256,6 +256,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let has_closure = |t: Ty<'tcx>| t.walk().any(|t| t.as_type().is_some_and(|t| t.is_closure()));
         let iterator_method = self.iterator_method(call).is_some();
         let moves_into_new = self.is_constructor(f, call);
+        let callee = self.callee(call);
         let receiver_holds_closures = iterator_method
             && call
                 .args
@@ -307,6 +308,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             // A value moved into a new owner (`Box::new(sink)`, `Vec::from(array)`) is not read:
             // what its fields point to is not touched.
             if moves_into_new && !ty.is_ref() && !ty.is_raw_ptr() {
+                continue;
+            }
+            // Nor is one a generic callee takes as a bare type parameter it cannot look into
+            // (`tx.send(frame)`, `map.insert(k, buf)`: `T` bound by no trait with a method).
+            if callee.is_some_and(|c| self.param_is_opaque_generic(c, i)) {
                 continue;
             }
             let mut data = self.reach(state, vals, 2);
@@ -381,6 +387,41 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     }
 
     /// Whether a call builds a new value (by the callee's name).
+    /// Whether parameter `i` of `callee`, as declared, is a type parameter `T` (or `&T`,
+    /// `&mut T`) whose every bound is a trait without methods (`Send`, `Sized`, `Copy`), of a
+    /// function that is not a trait's method: the callee can move the value, not look into
+    /// it, so what it points to is not read.
+    fn param_is_opaque_generic(&self, callee: DefId, i: usize) -> bool {
+        let tcx = self.tcx;
+        // A trait's method runs an implementation where the parameter may be a concrete type
+        // it reads (`FnMut::call_mut`'s arguments, `Sink<Vec<u8>>::put`).
+        if !tcx.def_kind(callee).is_fn_like() || tcx.trait_of_assoc(callee).is_some() {
+            return false;
+        }
+        let sig = tcx.fn_sig(callee).instantiate_identity().skip_binder();
+        let Some(&declared) = sig.inputs().get(i) else {
+            return false;
+        };
+        let param = match declared.kind() {
+            ty::Ref(_, t, _) => *t,
+            _ => declared,
+        };
+        if !matches!(param.kind(), ty::Param(_)) {
+            return false;
+        }
+        tcx.param_env(callee)
+            .caller_bounds()
+            .iter()
+            .all(|clause| match clause.as_trait_clause() {
+                Some(pred) if pred.self_ty().skip_binder() == param => tcx
+                    .associated_items(pred.def_id())
+                    .in_definition_order()
+                    .next()
+                    .is_none(),
+                _ => true,
+            })
+    }
+
     pub(super) fn is_constructor(&self, f: FrameId, call: &CallSite<'_, 'tcx>) -> bool {
         const CONSTRUCTORS: &[&str] = &[
             "new",
@@ -439,8 +480,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             }
         };
         let local = callee.as_local()?;
-        // Nothing to learn from a helper that touches no CUDA API and gets no tracked memory.
-        if !self.rs.touches_cuda(local) && call.argvals.iter().all(LocSet::is_empty) {
+        // Nothing to learn from a helper that touches no CUDA API and gets no tracked memory
+        // (nor a map call's status to test).
+        if !self.rs.touches_cuda(local)
+            && call.argvals.iter().all(LocSet::is_empty)
+            && call.args.iter().all(|a| self.map_status_of(f, &a.node).is_none())
+        {
             return None;
         }
         let mut bindings = Vec::new();
@@ -614,6 +659,21 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 vals
             };
             self.store(&mut entry, loc, vals, true);
+        }
+        // A map call's status handed to a helper (`ok(cuMemMap(..))`, `check(status)`): the
+        // helper's test of it tells where the map failed, and so does its `Err` result.
+        if self.callee(call) == Some(callee) {
+            for (i, arg) in call.args.iter().enumerate().take(body.arg_count) {
+                let param = (child, Local::from_usize(i + 1));
+                match self.map_status_of(call.f, &arg.node) {
+                    Some(status) => {
+                        self.map_status.insert(param, status);
+                    }
+                    None => {
+                        self.map_status.remove(&param);
+                    }
+                }
+            }
         }
         for (param, proj, vals) in field_bindings {
             if *param >= body.local_decls.len() || *param > body.arg_count {
@@ -798,7 +858,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 
     /// For a closure given to a method of `Option` (`map`, `map_or`, `and_then`, `is_some_and`...),
     /// what it is called with: the value in the `Some` of the receiver (behind a reference too).
-    fn option_payload(&mut self, call: &CallSite<'_, 'tcx>, state: &State) -> Option<LocSet> {
+    /// Also where the `Some` holds it, for a closure given a reference to it (`filter`).
+    fn option_payload(&mut self, call: &CallSite<'_, 'tcx>, state: &State) -> Option<(LocId, LocSet)> {
         if !self.option_method(call) {
             return None;
         }
@@ -808,7 +869,18 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             slot = single(&self.read_value(state, slot))?;
         }
         let payload = self.locs.child(slot, Proj::Variant(1, 0));
-        Some(self.read_value(state, payload))
+        Some((payload, self.read_value(state, payload)))
+    }
+
+    /// The type an `Option` method's receiver holds in its `Some` (`T` of `Option<T>`, behind a
+    /// reference too).
+    fn option_item_ty(&self, call: &CallSite<'_, 'tcx>) -> Option<Ty<'tcx>> {
+        let body = self.frames[call.f.0 as usize].body;
+        let recv = self.instantiate(call.f, call.args.first()?.node.ty(&body.local_decls, self.tcx));
+        match recv.peel_refs().kind() {
+            ty::Adt(_, args) => args.types().next(),
+            _ => None,
+        }
     }
 
     /// The method of `Iterator` a call calls, if it calls one.
@@ -820,7 +892,29 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 
     fn adapter_items(&mut self, call: &CallSite<'_, 'tcx>, closure: DefId, state: &State) -> Option<(usize, Items)> {
         let f = call.f;
-        if let Some(items) = self.option_payload(call, state) {
+        if let Some((payload, items)) = self.option_payload(call, state) {
+            // `filter(|s| ..)`, `inspect`, `take_if`: the closure gets a reference to the value
+            // (`&&Scratch` for an `Option<&Scratch>`), which points at where the `Some` holds it.
+            let param_ty = self
+                .tcx
+                .optimized_mir(closure)
+                .local_decls
+                .get(Local::from_usize(2))
+                .map(|d| d.ty);
+            let depth = |t: Ty<'tcx>| {
+                let mut n = 0;
+                let mut t = t;
+                while let ty::Ref(_, inner, _) = t.kind() {
+                    n += 1;
+                    t = *inner;
+                }
+                n
+            };
+            if let (Some(param_ty), Some(item_ty)) = (param_ty, self.option_item_ty(call))
+                && depth(param_ty) == depth(item_ty) + 1
+            {
+                return Some((2, Items::Whole(LocSet::single(payload))));
+            }
             return Some((2, Items::Whole(items)));
         }
         let method = self.iterator_method(call)?;

@@ -209,13 +209,33 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     // elsewhere (a parameter's queue): a handle of its type, or unknown memory.
                     let mut elements = LocSet::new();
                     let mut unseen = false;
-                    for collection in self.data_arg(call, a, &ret, state).iter() {
+                    let collections = self.data_arg(call, a, &ret, state);
+                    for collection in collections.iter() {
                         let element = self.locs.child(collection, Proj::Index);
                         match state.values.get(&element) {
                             Some(stored) => {
                                 elements.union_with(stored);
                             }
                             None => unseen = true,
+                        }
+                    }
+                    // A struct pushed whole (`free.push(slot)`) comes back whole, fields
+                    // included: `free.pop()` gives back the slot, not an unknown one.
+                    if let Some(collection) = single(&collections) {
+                        let element = self.locs.child(collection, Proj::Index);
+                        if self.holds_stored_parts(state, element, 3) {
+                            let element_ty = self.locs.get(element).ty;
+                            if element_ty == Some(ret_ty) {
+                                tree = Some(element);
+                            } else if let ty::Adt(option, args) = ret_ty.kind()
+                                && self.rs.tcx.is_diagnostic_item(rustc_span::sym::Option, option.did())
+                                && args.types().next() == element_ty
+                            {
+                                let holder = self.locs.fresh_plain(f, call.bb, which as u8 | 0x80, call.span, ret_ty);
+                                let payload = self.locs.child(holder, Proj::Variant(1, 0));
+                                self.copy_tree(state, element, payload, 3);
+                                tree = Some(holder);
+                            }
                         }
                     }
                     let handle = peel_result(ret_ty);
@@ -975,6 +995,14 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             Some(src) => Val::Tree(src, ret),
             None => Val::Set(ret),
         }
+    }
+
+    /// Whether some part of the value at `loc` (a field, not what it points to) holds a value.
+    fn holds_stored_parts(&self, state: &State, loc: LocId, depth: u32) -> bool {
+        self.locs.get(loc).children.iter().any(|&(p, c)| {
+            p != Proj::Deref
+                && (state.values.get(&c).is_some() || (depth > 0 && self.holds_stored_parts(state, c, depth - 1)))
+        })
     }
 
     /// Whether the enum at `loc` wraps a value of type `ty` (`Result<Result<T, E>, F>` unwrapped

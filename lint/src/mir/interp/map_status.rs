@@ -30,6 +30,14 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         self.map_status.get(&(f, local))
     }
 
+    /// What an argument operand holds of map calls' results.
+    pub(super) fn map_status_of(&self, f: FrameId, op: &Operand<'tcx>) -> Option<MapStatus> {
+        if self.map_status.is_empty() {
+            return None;
+        }
+        self.status_of(f, op).cloned()
+    }
+
     /// A map call's result is stored in `destination`.
     pub(super) fn note_map_result(&mut self, f: FrameId, destination: Place<'tcx>) {
         let Some(views) = self.mapped_by_call.take() else {

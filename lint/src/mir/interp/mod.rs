@@ -281,8 +281,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         if !adt.did().is_local() || !adt.is_struct() {
             return None;
         }
-        let builder = match self.rs.builders().get(&adt.did()).map(Vec::as_slice) {
-            Some([one]) => *one,
+        let builder = match self.rs.builders_of(adt.did()).as_slice() {
+            [one] => *one,
             _ => return None,
         };
         let builder_id = builder.to_def_id();
@@ -1811,6 +1811,22 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             return;
         }
         let children: Vec<(Proj, LocId)> = self.locs.get(src).children.clone();
+        if !merge {
+            // A part the value moved in says nothing of (taken from a pool the body did not
+            // fill: `let slot = self.free.pop()?`) is not what the destination held before: the
+            // work started on that (the previous turn of a loop) did not use this one.
+            let stale: Vec<LocId> = self
+                .locs
+                .get(dest)
+                .children
+                .iter()
+                .filter(|&&(p, _)| p != Proj::Deref && !children.iter().any(|&(q, _)| q == p))
+                .map(|&(_, c)| c)
+                .collect();
+            for part in stale {
+                self.forget_part(state, part, depth - 1);
+            }
+        }
         for (proj, child) in children {
             if proj == Proj::Deref {
                 continue;
@@ -1828,6 +1844,23 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 state.values.insert(target, v);
             }
             self.copy_tree_into(state, child, target, depth - 1, merge);
+        }
+    }
+}
+
+impl Interp<'_, '_> {
+    /// A part of a place given a value nothing is known of: what it held is forgotten, and
+    /// what it pointed to (its own symbolic target) is a new object.
+    fn forget_part(&mut self, state: &mut State, part: LocId, depth: u32) {
+        state.values.remove(&part);
+        let children: Vec<(Proj, LocId)> = self.locs.get(part).children.clone();
+        for (proj, child) in children {
+            if proj == Proj::Deref {
+                self.machine
+                    .renew(&mut state.m, &LocSet::single(self.locs.data_root(child)));
+            } else if depth > 0 {
+                self.forget_part(state, child, depth - 1);
+            }
         }
     }
 }
