@@ -79,6 +79,10 @@ pub enum Allocator {
     CHeap,
     /// C++ `new[]` (and `new`): released by `delete[]` (`delete`).
     CppNew,
+    /// Rust's global allocator (`vec![..]`, `Vec::with_capacity`, `Box::new`, `String`):
+    /// released by dropping its owner, never by a C or CUDA function (judged where it is
+    /// unregistered: see `lints::mismatched_free`).
+    RustHeap,
     /// Not allocated: a module's global (`cuModuleGetGlobal`, `cudaGetSymbolAddress`), which
     /// lives as long as its module and is never freed.
     ModuleGlobal,
@@ -92,6 +96,7 @@ impl Allocator {
             Allocator::PinnedHost => "pinned host memory from `cuMemAllocHost`/`cuMemHostAlloc`/`cudaMallocHost`",
             Allocator::CHeap => "C heap memory from `malloc`",
             Allocator::CppNew => "memory from C++ `new[]`",
+            Allocator::RustHeap => "memory a Rust `Vec`, `Box` or `String` owns",
             Allocator::ModuleGlobal => "a module's global variable (`cuModuleGetGlobal`), not an allocation",
         }
     }
@@ -103,6 +108,7 @@ impl Allocator {
             Allocator::PinnedHost => "pinned host memory",
             Allocator::CHeap => "C heap memory",
             Allocator::CppNew => "`new[]` memory",
+            Allocator::RustHeap => "Rust heap memory",
             Allocator::ModuleGlobal => "a module's global",
         }
     }
@@ -114,6 +120,7 @@ impl Allocator {
             Allocator::PinnedHost => "`cuMemFreeHost`/`cudaFreeHost`",
             Allocator::CHeap => "`free`",
             Allocator::CppNew => "`delete[]`",
+            Allocator::RustHeap => "`drop` of the `Vec`/`Box` that owns it",
             Allocator::ModuleGlobal => "nothing: it goes with its module (`cuModuleUnload`)",
         }
     }

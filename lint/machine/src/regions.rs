@@ -28,6 +28,12 @@ pub trait Regions {
     fn overlaps(&self, a: Loc, b: Loc) -> bool;
     /// The whole allocation `l` is part of (itself if it is one).
     fn root(&self, l: Loc) -> Loc;
+    /// The allocation `l` is part of, where that is known: its [`Regions::root`], unless `l`
+    /// is only reached through a pointer stored inside that root (what a buffer's element
+    /// points to is not the buffer's memory).
+    fn allocation(&self, l: Loc) -> Option<Loc> {
+        Some(self.root(l))
+    }
     /// Whether `inner` is `outer` or a part of it.
     fn within(&self, inner: Loc, outer: Loc) -> bool {
         inner == outer

@@ -174,6 +174,10 @@ pub enum Effect {
     /// it enqueues is in flight from here on; the return value (a join handle) holds what the
     /// closure returns, which `join` hands back.
     Spawn(Arg),
+    /// The value `Arg` is handed to another thread (`Sender::send`): the receiver may read it
+    /// at once. Unless it carries something to wait on (an event, a stream), that is a host
+    /// read here; otherwise the value is only moved.
+    HandOff(Arg),
     /// The return value is an `Option` of a reference to the `Some` of the `Option` `Arg`
     /// points to (`Option::as_ref`, `as_mut`, `as_deref`).
     SomeRef(Arg),

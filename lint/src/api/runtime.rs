@@ -1,7 +1,7 @@
 //! This project's runtime layer, `cuda_lint_runtime` (see `runtime/API.md`).
 
 use super::Effect::*;
-use super::{Advice, ApiFamily, Dir, FreeKind, MemKind, ObjKind, RET, Target, f, handle};
+use super::{Advice, Allocator, ApiFamily, Dir, FreeKind, MemKind, ObjKind, RET, Target, f, handle};
 
 pub static FAMILY: ApiFamily = ApiFamily {
     name: "cuda-lint-runtime",
@@ -28,7 +28,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("cuda_lint_runtime::context::Context::synchronize", &[SyncContext]),
         f(
             "cuda_lint_runtime::context::Context::new_stream",
-            &[New(Target::Obj(ObjKind::Stream))],
+            // `cuStreamCreate` with `CU_STREAM_NON_BLOCKING`: the legacy stream does not wait.
+            &[New(Target::Obj(ObjKind::Stream)), NonBlocking { flags: None }],
         ),
         f(
             "cuda_lint_runtime::context::Context::new_event",
@@ -40,27 +41,28 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f(
             "cuda_lint_runtime::context::Context::alloc",
-            &[New(Target::Mem(MemKind::Device))],
+            &[New(Target::Mem(MemKind::Device)), AllocatedBy(Allocator::Device)],
         ),
         f(
             "cuda_lint_runtime::context::Context::alloc_zeroed",
-            &[New(Target::Mem(MemKind::Device))],
+            &[New(Target::Mem(MemKind::Device)), AllocatedBy(Allocator::Device)],
         ),
         f(
             "cuda_lint_runtime::context::Context::alloc_pinned",
-            &[New(Target::Mem(MemKind::Pinned))],
+            &[New(Target::Mem(MemKind::Pinned)), AllocatedBy(Allocator::PinnedHost)],
         ),
         f(
             "cuda_lint_runtime::context::Context::alloc_pinned_with_flags",
             &[
                 New(Target::Mem(MemKind::Pinned)),
+                AllocatedBy(Allocator::PinnedHost),
                 // `PinnedFlags { portable, device_mapped, write_combined }`
                 WriteCombined(super::WriteCombined::BoolField { arg: 2, field: 2 }),
             ],
         ),
         f(
             "cuda_lint_runtime::context::Context::alloc_managed",
-            &[New(Target::Mem(MemKind::Managed))],
+            &[New(Target::Mem(MemKind::Managed)), AllocatedBy(Allocator::Device)],
         ),
         f(
             "cuda_lint_runtime::context::Context::register_host",

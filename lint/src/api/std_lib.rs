@@ -297,6 +297,10 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("std::thread::scoped::scope", &[Spawn(0)]),
         f("std::thread::join_handle::JoinHandle::join", &[Join(0)]),
         f("std::thread::scoped::ScopedJoinHandle::join", &[Join(0)]),
+        // Channels: a value sent is the receiver's at once (a concurrent thread).
+        f("std::sync::mpsc::Sender::send", &[HandOff(1)]),
+        f("std::sync::mpsc::SyncSender::send", &[HandOff(1)]),
+        f("std::sync::mpsc::SyncSender::try_send", &[HandOff(1)]),
         // Drops and swaps.
         f("core::mem::drop", &[DropArg(0)]),
         // Emptying a collection drops its elements.

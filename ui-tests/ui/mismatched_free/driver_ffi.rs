@@ -155,4 +155,59 @@ fn fires_async_allocation_freed_while_the_kernel_may_run(stream: CUstream) {
     }
 }
 
+/// A `Vec`'s memory is Rust's allocator's: never registered here, it cannot be unregistered...
+fn fires_vec_unregistered_without_registering() {
+    let mut scores = vec![0i32; 1024];
+    unsafe {
+        sys::cuMemHostUnregister(scores.as_mut_ptr().cast()); //~ mismatched_free
+    }
+}
+
+/// Registered first, it is unregistered rightly; a struct's field registered in its builder
+/// too.
+struct Batch {
+    reads: Vec<u32>,
+}
+
+impl Batch {
+    fn new(n: usize) -> Batch {
+        let mut reads = vec![0u32; n];
+        unsafe { sys::cuMemHostRegister_v2(reads.as_mut_ptr().cast(), n * 4, 0) };
+        Batch { reads }
+    }
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        unsafe { sys::cuMemHostUnregister(self.reads.as_mut_ptr().cast()) };
+    }
+}
+
+fn ok_vec_registered_then_unregistered() {
+    let mut reads = vec![0u32; 1024];
+    unsafe {
+        sys::cuMemHostRegister_v2(reads.as_mut_ptr().cast(), 4096, 0);
+        sys::cuMemHostUnregister(reads.as_mut_ptr().cast());
+    }
+}
+
+/// The runtime layer's `Context::alloc` is `cuMemAlloc`: a buffer given up with `into_raw` is
+/// released with `cuMemFree`...
+fn ok_runtime_layer_buffer_given_up_and_freed(ctx: &cuda_lint_runtime::Context) -> Result<(), cuda_lint_runtime::Error> {
+    let buf = ctx.alloc::<f32>(1024)?;
+    let raw = buf.into_raw();
+    unsafe { sys::cuMemFree_v2(raw.as_raw()) };
+    Ok(())
+}
+
+/// ... not as host memory.
+fn fires_runtime_layer_buffer_given_up_and_freed_as_host_memory(
+    ctx: &cuda_lint_runtime::Context,
+) -> Result<(), cuda_lint_runtime::Error> {
+    let buf = ctx.alloc::<f32>(1024)?;
+    let raw = buf.into_raw();
+    unsafe { sys::cuMemFreeHost(raw.as_raw() as *mut c_void) }; //~ mismatched_free
+    Ok(())
+}
+
 fn main() {}

@@ -198,4 +198,30 @@ fn fires_per_thread_stream_and_a_new_stream_are_two(ctx: &Arc<CudaContext>) -> R
     a.synchronize()
 }
 
+/// The runtime layer's streams are non-blocking too (`Context::new_stream`).
+fn fires_blocking_readback_of_a_runtime_layer_streams_memset(
+    ctx: &cuda_lint_runtime::Context,
+    out: &mut [f32],
+) -> Result<(), cuda_lint_runtime::Error> {
+    let stream = ctx.new_stream()?;
+    let mut dev = ctx.alloc::<f32>(N)?;
+    stream.memset_d32_async(&mut dev, 0)?;
+    unsafe { cu::cuMemcpyDtoH_v2(out.as_mut_ptr().cast(), dev.device_ptr().as_raw(), BYTES) };
+    //~^ missing_sync
+    stream.synchronize()?;
+    Ok(())
+}
+
+fn ok_blocking_readback_after_the_runtime_layer_stream_is_synchronized(
+    ctx: &cuda_lint_runtime::Context,
+    out: &mut [f32],
+) -> Result<(), cuda_lint_runtime::Error> {
+    let stream = ctx.new_stream()?;
+    let mut dev = ctx.alloc::<f32>(N)?;
+    stream.memset_d32_async(&mut dev, 0)?;
+    stream.synchronize()?;
+    unsafe { cu::cuMemcpyDtoH_v2(out.as_mut_ptr().cast(), dev.device_ptr().as_raw(), BYTES) };
+    Ok(())
+}
+
 fn main() {}

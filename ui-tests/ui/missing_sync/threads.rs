@@ -288,17 +288,38 @@ fn ok_capture_free_closure_joined_then_synchronized(_ctx: &Context) -> Result<f3
     Ok(out.host.iter().sum())
 }
 
-/// A readback moved into a channel is handed over, not read: `Sender::send` takes a `T` it cannot
-/// look into. The receiver synchronizes before reading.
-fn ok_readback_sent_over_a_channel_then_synchronized(ctx: &Context, dev: DeviceBuffer<f32>) -> Result<f32, Error> {
-    let stream = Arc::new(ctx.new_stream()?);
-    let (tx, rx) = mpsc::channel::<PinnedBuffer<f32>>();
+/// A readback handed to a consumer thread over a channel with the event recorded after its copy:
+/// the consumer can wait for it (`Sender::send` moves the value, and it carries the event).
+fn ok_readback_sent_with_its_event(ctx: &Context, dev: DeviceBuffer<f32>) -> Result<f32, Error> {
+    let stream = ctx.new_stream()?;
+    let (tx, rx) = mpsc::channel::<(PinnedBuffer<f32>, cuda_lint_runtime::Event)>();
     let mut host = ctx.alloc_pinned::<f32>(dev.len())?;
     unsafe { stream.copy_dtoh_async(&mut host, &dev)? };
-    tx.send(host).expect("receiver alive");
-    let host = rx.recv().expect("sender alive");
+    let done = ctx.new_event()?;
+    stream.record_event(&done)?;
+    tx.send((host, done)).expect("receiver alive");
+    let consumer = thread::spawn(move || -> Result<f32, Error> {
+        let (host, done) = rx.recv().expect("sender alive");
+        done.synchronize()?;
+        Ok(host.iter().sum())
+    });
+    let sum = consumer.join().expect("consumer panicked")?;
     stream.synchronize()?;
-    Ok(host.iter().sum())
+    Ok(sum)
+}
+
+/// Handed over with nothing to wait on, the consumer may read it at once: the send is the last
+/// point the sending thread orders anything.
+fn fires_readback_sent_before_its_copy_finished(ctx: &Context, dev: &DeviceBuffer<f32>) -> Result<f32, Error> {
+    let stream = ctx.new_stream()?;
+    let (tx, rx) = mpsc::channel::<PinnedBuffer<f32>>();
+    let consumer = thread::spawn(move || rx.iter().map(|host| host.iter().sum::<f32>()).sum::<f32>());
+    let mut host = ctx.alloc_pinned::<f32>(dev.len())?;
+    unsafe { stream.copy_dtoh_async(&mut host, dev)? };
+    tx.send(host).expect("consumer alive"); //~ missing_sync
+    drop(tx);
+    stream.synchronize()?;
+    Ok(consumer.join().expect("consumer panicked"))
 }
 
 /// Formatting it (`{:?}` takes a `T: Debug`, a trait that reads) is a read.

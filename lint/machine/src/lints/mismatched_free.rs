@@ -65,8 +65,16 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
             // Every allocation the pointer may be must be another allocator's (on a path where
             // it is memory this function releases, the release is right: `if (pinned)
             // cudaFreeHost(p); else free(p);` after allocating each way).
-            let roots: Vec<Loc> = regions.iter().map(|l| cx.regions.root(l)).collect();
-            let made: Vec<Option<Allocator>> = roots.iter().map(|&r| cx.regions.allocator(r)).collect();
+            let Some(roots) = regions.iter().map(|l| cx.regions.allocation(l)).collect::<Option<Vec<Loc>>>() else {
+                return;
+            };
+            // Memory of Rust's allocator is judged only where it is unregistered: a pointer the
+            // analysis finds in it may be one stored in its elements (an item of an iterator
+            // it does not follow), which any allocator may have made.
+            let made: Vec<Option<Allocator>> = roots
+                .iter()
+                .map(|&r| cx.regions.allocator(r).filter(|&a| a != Allocator::RustHeap))
+                .collect();
             if made.is_empty() || made.iter().any(|a| a.is_none_or(|a| a == by)) {
                 return;
             }
@@ -91,7 +99,9 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
         }
         Event::Unregister { regions } => {
             // Every allocation it may be must be known and registered on no path.
-            let roots: Vec<Loc> = regions.iter().map(|l| cx.regions.root(l)).collect();
+            let Some(roots) = regions.iter().map(|l| cx.regions.allocation(l)).collect::<Option<Vec<Loc>>>() else {
+                return;
+            };
             if roots.is_empty()
                 || roots
                     .iter()

@@ -77,6 +77,10 @@ declare_lint! {
     /// turns (`if k >= 2 { stream.synchronize()? }`), whether the slot it reuses is the one
     /// waited for depends on the index, which the analysis does not follow: not reported. Nor
     /// are two places of a VMM reservation at offsets that are not constants (`base + head`).
+    /// A value sent over a channel (`Sender::send`) is the receiver's at once: where it carries
+    /// nothing to wait on (an event, a stream), the send counts as a read of what an
+    /// asynchronous copy may still write, even where the receiver waits on something else
+    /// first (a context synchronize); the receiver's own reads are not followed.
     ///
     /// ### Example
     /// ```rust,ignore

@@ -368,6 +368,15 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             // queue's `pop`) return memory made elsewhere.
             if self.is_constructor(f, call) {
                 self.locs.set_allocated(fresh);
+                // A standard-library owner (`vec![..]`, `Vec::with_capacity`, `clone`) made it
+                // with Rust's allocator: no C or CUDA function releases or unregisters it.
+                if kind == MemKind::Pageable
+                    && self
+                        .callee(call)
+                        .is_some_and(|c| matches!(self.tcx.crate_name(c.krate).as_str(), "alloc" | "std"))
+                {
+                    self.attrs.entry(fresh).or_default().allocator = Some(cuda_lint_machine::Allocator::RustHeap);
+                }
                 // `collect()` of an iterator: its elements are the iterator's items (addresses
                 // a `map` closure returned, buffers).
                 if iterator_method && let Some(items) = call.argvals.first() {
@@ -386,7 +395,6 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         Val::Set(all)
     }
 
-    /// Whether a call builds a new value (by the callee's name).
     /// Whether parameter `i` of `callee`, as declared, is a type parameter `T` (or `&T`,
     /// `&mut T`) whose every bound is a trait without methods (`Send`, `Sized`, `Copy`), of a
     /// function that is not a trait's method: the callee can move the value, not look into
@@ -422,6 +430,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             })
     }
 
+    /// Whether a call builds a new value (by the callee's name).
     pub(super) fn is_constructor(&self, f: FrameId, call: &CallSite<'_, 'tcx>) -> bool {
         const CONSTRUCTORS: &[&str] = &[
             "new",

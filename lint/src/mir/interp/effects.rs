@@ -508,6 +508,24 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let data = self.data_arg(call, mem, &ret, state);
                     self.free(f, &data, kind, call.si, state);
                 }
+                Effect::HandOff(a) => {
+                    // The receiver can order its read after the work only through something
+                    // the value carries (`(buffer, event)`): without one, the hand-off is the
+                    // last point this thread orders anything, and it reads for the receiver.
+                    let vals = self.arg(call, a, &ret);
+                    let mut reached = self.reach(state, &vals, 2);
+                    let carries_wait = vals.iter().chain(reached.iter()).any(|l| {
+                        matches!(
+                            self.locs.kind(l),
+                            LocKind::Object(ObjKind::Event | ObjKind::Stream)
+                                | LocKind::Handle(Target::Obj(ObjKind::Event | ObjKind::Stream))
+                        )
+                    });
+                    if !carries_wait {
+                        reached.retain(|l| !matches!(self.locs.kind(l), LocKind::Data(k) if k.is_device_only()));
+                        self.host_access(f, &reached, Access::Read, call.si, state);
+                    }
+                }
                 Effect::DropArg(a) => {
                     if let Some(arg) = call.args.get(a as usize) {
                         let body = self.frames[f.0 as usize].body;

@@ -31,6 +31,20 @@ impl Regions for RegionsView<'_, '_, '_> {
         self.locs.data_root(l)
     }
 
+    fn allocation(&self, l: LocId) -> Option<LocId> {
+        let root = self.locs.data_root(l);
+        // Up from `l` to its root: a `Deref` on the way is a pointer stored in the root.
+        let mut cur = l;
+        while cur != root {
+            let (parent, proj) = self.locs.get(cur).parent?;
+            if proj == Proj::Deref {
+                return None;
+            }
+            cur = parent;
+        }
+        Some(root)
+    }
+
     fn within(&self, inner: LocId, outer: LocId) -> bool {
         self.locs.is_within(inner, outer)
     }
