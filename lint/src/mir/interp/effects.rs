@@ -656,7 +656,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                             }
                             None => {
                                 sources.push(None);
-                                from_caller |= self.is_root_param(m);
+                                // Whether the function has callers is asked where the
+                                // kernel's verdict is needed (`kernel_verdict`).
+                                from_caller |= self.is_linted_fn_param(m);
                             }
                         }
                     }
@@ -1943,7 +1945,17 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         keep(self, &mut touched);
         keep(self, &mut writes);
         if self.reporting {
-            let verdict = self.kernel_verdict(kernels);
+            // What the kernel's source says matters only to a launch given VMM mappings (two
+            // of them may alias): elsewhere it is not asked (it may ask the whole crate who
+            // calls the linted function, which would tie this module's result to every body).
+            let maps = slots.iter().any(|s| {
+                s.iter().any(|l| {
+                    [l, self.locs.data_root(l)]
+                        .iter()
+                        .any(|&x| matches!(self.locs.kind(x), LocKind::Data(MemKind::VmmMapping)))
+                })
+            });
+            let verdict = if maps { self.kernel_verdict(kernels) } else { None };
             self.launch_event(call, verdict, &slots, apart, written.as_deref(), state);
         }
         // Without the kernel's source, every argument is taken to be written: assumed, not seen.

@@ -333,10 +333,15 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// called in the crate: what `l` refers to was made by a caller, which judges it when it runs
     /// this function inline. (A function no one here calls reports what it cannot see.)
     pub(super) fn is_root_param(&self, l: LocId) -> bool {
+        self.is_linted_fn_param(l) && self.rs.has_local_caller(self.frames[0].def_id)
+    }
+
+    /// Whether `l` is (inside) a parameter of the function being linted. (Cheap: whether the
+    /// function has callers in the crate is asked only where a verdict needs it.)
+    pub(super) fn is_linted_fn_param(&self, l: LocId) -> bool {
         let (root, _) = self.locs.path(l);
         matches!(root, Root::Local { frame: FrameId::ROOT, local }
             if (1..=self.frames[0].body.arg_count).contains(&local.as_usize()))
-            && self.rs.has_local_caller(self.frames[0].def_id)
     }
 
     /// What the CUDA sources say of the kernels a launch may run: `None` when all of them
