@@ -33,7 +33,7 @@ pub mod lints;
 pub mod mir;
 mod pass;
 mod table_paths;
-mod wait_fix;
+pub mod wait_fix;
 
 pub use contain::install_panic_hook;
 

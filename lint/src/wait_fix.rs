@@ -16,6 +16,11 @@ use crate::mir::Finding;
 /// closure's, not a helper's), the stream has a name there, the API has a waiting statement
 /// that propagates its error with `?`, and the function returns a `Result` whose error takes
 /// that error (the API's error type, `Box<dyn Error>`, `anyhow::Error`, `eyre::Report`).
+/// Set by `cargo cuda-lint --fix` for the compilations `cargo fix` runs: a suggested wait goes on
+/// a line of its own (the driver also adds `--cfg=cuda_lint_fix`, so cached results of a plain
+/// run are not reused).
+pub const FIX_ENV: &str = "CUDA_LINT_FIX";
+
 pub(crate) fn statement_before(cx: &LateContext<'_>, finding: &Finding, fix: &WaitFix) -> Option<(Span, String)> {
     if finding.via.is_some() || finding.span().from_expansion() {
         return None;
@@ -60,6 +65,22 @@ pub(crate) fn statement_before(cx: &LateContext<'_>, finding: &Finding, fix: &Wa
     }
     let body = tcx.hir_body_owned_by(owner);
     let stmt = innermost_statement(body, finding.span())?;
+    // Where the access is on the statement's first line, the edit covers the statement up to
+    // the access and keeps it on one line (`wait; let x = host[0]`): an editor offers a fix
+    // whose range meets the diagnostic's, and titles it with the edit's text, which then has
+    // no line break in it.
+    // `cargo cuda-lint --fix` (which says so in `CUDA_LINT_FIX`) inserts the wait on a line
+    // of its own instead.
+    let source_map = tcx.sess.source_map();
+    let through_access = stmt.with_hi(finding.span().hi());
+    if std::env::var_os(FIX_ENV).is_none()
+        && stmt.contains(finding.span())
+        && source_map.is_line_before_span_empty(stmt)
+        && !source_map.is_multiline(through_access)
+        && let Ok(text) = source_map.span_to_snippet(through_access)
+    {
+        return Some((through_access, format!("{} {text}", fix.statement)));
+    }
     let indent = clippy_utils::source::indent_of(cx, stmt)?;
     Some((
         stmt.shrink_to_lo(),

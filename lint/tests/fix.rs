@@ -44,11 +44,15 @@ fn cargo_cuda_lint(dir: &Path, args: &[&str]) -> Output {
 }
 
 fn dir() -> PathBuf {
+    scratch_dir("fix-user")
+}
+
+fn scratch_dir(name: &str) -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| common::repo().join("target"))
         .join("fix-test")
-        .join("fix-user")
+        .join(name)
 }
 
 #[test]
@@ -85,5 +89,48 @@ fn fix_refuses_a_dirty_tree_then_inserts_the_wait() {
     assert!(
         !String::from_utf8_lossy(&out.stdout).contains("cuda_lint::"),
         "the fixed crate still has findings"
+    );
+}
+
+/// What an editor gets (rust-analyzer turns a suggestion into a quick fix offered where the
+/// cursor meets the suggestion's range, titled with its text): the edit covers the finding's own
+/// range, and its text is one line.
+#[test]
+fn quick_fix_covers_the_finding_on_one_line() {
+    let dir = scratch_dir("quick-fix-user");
+    scratch(&dir);
+    let out = cargo_cuda_lint(&dir, &["--offline", "--message-format=json"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let finding = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|m| m.get("message").cloned())
+        .find(|m| m["code"]["code"] == "cuda_lint::missing_sync")
+        .unwrap_or_else(|| {
+            panic!(
+                "no missing_sync finding:\n{stdout}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    let primary = finding["spans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["is_primary"] == true)
+        .expect("a primary span")
+        .clone();
+    let edit = finding["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["spans"].as_array().cloned().unwrap_or_default())
+        .find(|s| s["suggested_replacement"].is_string())
+        .expect("a suggestion");
+    let replacement = edit["suggested_replacement"].as_str().unwrap();
+    assert_eq!(replacement, "s.synchronize()?; let first = host[0]", "{edit}");
+    assert!(
+        edit["byte_start"].as_u64() <= primary["byte_start"].as_u64()
+            && edit["byte_end"].as_u64() >= primary["byte_end"].as_u64(),
+        "the edit {edit} does not cover the finding {primary}"
     );
 }

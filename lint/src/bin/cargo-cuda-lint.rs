@@ -199,6 +199,7 @@ fn main() -> ExitCode {
         cmd.arg("fix")
             .args(cargo_args)
             .env("RUSTC_WORKSPACE_WRAPPER", &driver)
+            .env("CUDA_LINT_FIX", "1")
             .env_remove("CUDA_LINT_ACTIVE");
     } else {
         cmd.arg("check")
@@ -207,6 +208,7 @@ fn main() -> ExitCode {
             // effect summaries need); it lints the primary packages only.
             .env("RUSTC_WRAPPER", &driver)
             .env_remove("RUSTC_WORKSPACE_WRAPPER")
+            .env_remove("CUDA_LINT_FIX")
             // The `cuda_lint` macros write their effect summaries only when this is set.
             .env("CUDA_LINT_ACTIVE", "1");
     }

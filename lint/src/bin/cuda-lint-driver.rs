@@ -307,6 +307,11 @@ fn main() -> ExitCode {
         // changes name resolution, and derive_more 2.1 or bindgen 0.72 then fail to compile.)
         args.push(format!("--cfg=cuda_lint_build=\"{}\"", driver_build_id()));
         args.push("--check-cfg=cfg(cuda_lint_build, values(any()))".to_string());
+        // Under `cargo cuda-lint --fix` the suggestions take another form (see `wait_fix`).
+        if env::var_os(cuda_lint_engine::wait_fix::FIX_ENV).is_some() {
+            args.push("--cfg=cuda_lint_fix".to_string());
+            args.push("--check-cfg=cfg(cuda_lint_fix)".to_string());
+        }
 
         // Under cargo, only the packages the user selected are linted (a dependency compiled
         // with `--cap-lints allow` would show nothing anyway).
