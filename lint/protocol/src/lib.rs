@@ -9,10 +9,12 @@
 //!   the configuration read it.
 //!
 //! Nothing here links rustc; the lint list comes from `cuda_lint_machine::LINTS`. The feature
-//! `reports` (on by default) brings `output`, `config` and `baseline`; the macros use the crate without it.
+//! `reports` (on by default) brings `output`, `config`, `baseline` and `changed`; the macros use the crate without it.
 
 #[cfg(feature = "reports")]
 pub mod baseline;
+#[cfg(feature = "reports")]
+pub mod changed;
 #[cfg(feature = "reports")]
 pub mod config;
 pub mod driver_args;

@@ -47,6 +47,12 @@ Options:
                         left out. A missing or malformed FILE stops the run (exit status 3).
                         Keys: lint, file relative to FILE's folder, enclosing function and
                         the names the message quotes, never a line (as `cuda-lint check`)
+    --changed-since REV Report only the findings a change since the git revision REV is part
+                        of: any step of the finding (the access, the allocation, copy,
+                        launch or free it names) on a line changed since REV (committed,
+                        staged, unstaged or untracked); the others do not fail the run.
+                        stderr says how many were left out. A revision git does not know
+                        stops the run (exit status 3). Combines with --baseline
     --fix               Apply the machine-applicable suggestions (through `cargo fix`, as
                         `cargo clippy --fix` does); refuses on a dirty tree unless
                         --allow-dirty (or --allow-staged, --allow-no-vcs)
@@ -148,13 +154,13 @@ fn main() -> ExitCode {
         }
     };
     if baseline_args.any() && fix {
-        eprintln!("error: `--fix` cannot be combined with `--baseline` or `--write-baseline`");
+        eprintln!("error: `--fix` cannot be combined with `--baseline`, `--write-baseline` or `--changed-since`");
         return ExitCode::from(2);
     }
     if baseline_args.any() && cuda_sources {
         eprintln!(
-            "error: `--baseline` and `--write-baseline` apply to the Rust findings only; \
-             check the C++ with `cuda-lint check --baseline FILE`"
+            "error: `--baseline`, `--write-baseline` and `--changed-since` apply to the Rust findings \
+             only; check the C++ with `cuda-lint check`"
         );
         return ExitCode::from(2);
     }
@@ -396,16 +402,18 @@ fn run_report(
     Ok(status)
 }
 
-/// `--baseline FILE` and `--write-baseline FILE` (or `=FILE`), taken out of cargo's arguments.
+/// `--baseline FILE`, `--write-baseline FILE` and `--changed-since REV` (or `=VALUE`), taken
+/// out of cargo's arguments.
 #[derive(Default)]
 struct BaselineArgs {
     read: Option<PathBuf>,
     write: Option<PathBuf>,
+    changed_since: Option<String>,
 }
 
 impl BaselineArgs {
     fn any(&self) -> bool {
-        self.read.is_some() || self.write.is_some()
+        self.read.is_some() || self.write.is_some() || self.changed_since.is_some()
     }
 
     /// The flags and the rest of `args` (cargo's, before `--`).
@@ -414,7 +422,7 @@ impl BaselineArgs {
         let mut rest = Vec::with_capacity(args.len());
         let mut iter = args.iter();
         while let Some(arg) = iter.next() {
-            let Some(flag) = ["--baseline", "--write-baseline"]
+            let Some(flag) = ["--baseline", "--write-baseline", "--changed-since"]
                 .into_iter()
                 .find(|f| arg == f || arg.starts_with(&format!("{f}=")))
             else {
@@ -425,17 +433,26 @@ impl BaselineArgs {
                 Some(v) => Some(v.to_string()),
                 None => iter.next().cloned(),
             };
-            let value = value
-                .filter(|v| !v.is_empty())
-                .ok_or_else(|| format!("`{flag}` needs a file"))?;
-            let slot = if flag == "--baseline" {
-                &mut taken.read
-            } else {
-                &mut taken.write
+            let value = value.filter(|v| !v.is_empty()).ok_or_else(|| {
+                if flag == "--changed-since" {
+                    format!("`{flag}` needs a git revision")
+                } else {
+                    format!("`{flag}` needs a file")
+                }
+            })?;
+            let twice = match flag {
+                "--baseline" => taken.read.replace(PathBuf::from(value)).is_some(),
+                "--write-baseline" => taken.write.replace(PathBuf::from(value)).is_some(),
+                _ => taken.changed_since.replace(value).is_some(),
             };
-            if slot.replace(PathBuf::from(value)).is_some() {
+            if twice {
                 return Err(format!("`{flag}` is given twice"));
             }
+        }
+        if taken.write.is_some() && taken.changed_since.is_some() {
+            return Err(
+                "`--write-baseline` records every finding: it cannot be combined with `--changed-since`".into(),
+            );
         }
         if taken.read.is_some() && taken.write.is_some() {
             return Err(
@@ -445,6 +462,29 @@ impl BaselineArgs {
         }
         Ok((taken, rest))
     }
+}
+
+/// Whether a finding is part of a change: any span it names (the access, and the labelled steps
+/// of its chain: the allocation, the copy or launch, the free), or any span of its notes and
+/// suggestions, lies on a changed line.
+fn touches_changed_lines(
+    message: &cargo_metadata::diagnostic::Diagnostic,
+    workspace_root: &Path,
+    changed: &cuda_lint_protocol::changed::ChangedLines,
+) -> bool {
+    let spans = message
+        .spans
+        .iter()
+        .chain(message.children.iter().flat_map(|c| c.spans.iter()));
+    spans.into_iter().any(|span| {
+        let file = Path::new(&span.file_name);
+        let file = if file.is_absolute() {
+            file.to_path_buf()
+        } else {
+            workspace_root.join(file)
+        };
+        changed.touches(&file, span.line_start as u64, span.line_end as u64)
+    })
 }
 
 /// Where the findings of a run with a baseline go.
@@ -509,8 +549,34 @@ fn run_baselined(mut cmd: Command, out: BaselinedOutput, workspace_root: &Path, 
         },
         None => None,
     };
-    let file = args.read.as_ref().or(args.write.as_ref()).expect("a baseline flag");
-    let key_root = baseline::root_of(file, &here);
+    let file = args.read.as_ref().or(args.write.as_ref());
+    let key_root = file.map_or_else(|| here.clone(), |f| baseline::root_of(f, &here));
+    // `--changed-since REV`: the lines changed since REV; a revision git does not know stops
+    // the run as a baseline that cannot be read does.
+    let changed = match &args.changed_since {
+        Some(rev) => match cuda_lint_protocol::changed::ChangedLines::since(rev, &here) {
+            Ok(changed) => Some(changed),
+            Err(e) => {
+                eprintln!("error: {e}");
+                eprintln!("cuda-lint: nothing was checked: the changed lines could not be found");
+                if let BaselinedOutput::Report(format) = out {
+                    let notification = output::Notification {
+                        level: output::Level::Error,
+                        message: e,
+                        file: None,
+                        line: None,
+                    };
+                    let execution = output::Execution {
+                        notifications: vec![notification],
+                        exit_code: Some(EXIT_NOT_ANALYSED.into()),
+                    };
+                    print!("{}", format.emit_run(&[], &execution, &root));
+                }
+                return ExitCode::from(EXIT_NOT_ANALYSED);
+            }
+        },
+        None => None,
+    };
 
     let rendered = if std::io::stderr().is_terminal() {
         "json-diagnostic-rendered-ansi"
@@ -587,13 +653,13 @@ fn run_baselined(mut cmd: Command, out: BaselinedOutput, workspace_root: &Path, 
         Some(Message::CompilerMessage(msg)) => output::finding(&msg.message, workspace_root, &root),
         _ => None,
     };
-    let mut unique: Vec<(output::Finding, baseline::Key)> = Vec::new();
+    let mut unique: Vec<(output::Finding, baseline::Key, bool)> = Vec::new();
     let mut without_function = 0;
     for message in &messages {
         let (Some(finding), Some(Message::CompilerMessage(msg))) = (finding_of(message), message) else {
             continue;
         };
-        if unique.iter().any(|(f, _)| *f == finding) {
+        if unique.iter().any(|(f, _, _)| *f == finding) {
             continue;
         }
         let Some((file_name, at)) = output::primary_site(&msg.message, workspace_root, &root) else {
@@ -607,12 +673,15 @@ fn run_baselined(mut cmd: Command, out: BaselinedOutput, workspace_root: &Path, 
             function,
             &finding.message,
         );
-        unique.push((finding, key));
+        let changed_here = changed
+            .as_ref()
+            .is_none_or(|changed| touches_changed_lines(&msg.message, workspace_root, changed));
+        unique.push((finding, key, changed_here));
     }
     unique.sort_by(|a, b| a.0.cmp(&b.0));
-    let keys: Vec<baseline::Key> = unique.iter().map(|(_, k)| k.clone()).collect();
-    let (new, said) = match &baseline {
-        Some(baseline) => {
+    let keys: Vec<baseline::Key> = unique.iter().map(|(_, k, _)| k.clone()).collect();
+    let (mut new, mut said) = match (&baseline, file) {
+        (Some(baseline), Some(file)) => {
             let applied = baseline.apply(&keys);
             let mut said = format!(
                 "cuda-lint: {} in the baseline {} not reported",
@@ -630,7 +699,7 @@ fn run_baselined(mut cmd: Command, out: BaselinedOutput, workspace_root: &Path, 
             }
             (applied.new, said)
         }
-        None => {
+        (None, Some(file)) if args.write.is_some() => {
             let recorded = Baseline::from_keys(&keys);
             if let Err(e) = recorded.write(file) {
                 eprintln!("error: {e}");
@@ -643,12 +712,30 @@ fn run_baselined(mut cmd: Command, out: BaselinedOutput, workspace_root: &Path, 
             );
             (vec![false; keys.len()], said)
         }
+        _ => (vec![true; keys.len()], String::new()),
     };
+    if let Some(rev) = &args.changed_since {
+        let mut outside = 0;
+        for (shown, (_, _, changed_here)) in new.iter_mut().zip(&unique) {
+            if *shown && !changed_here {
+                *shown = false;
+                outside += 1;
+            }
+        }
+        if !said.is_empty() {
+            said.push('\n');
+        }
+        said.push_str(&format!(
+            "cuda-lint: {} outside the lines changed since {rev} {} not reported",
+            findings(outside),
+            if outside == 1 { "was" } else { "were" }
+        ));
+    }
     let left_out: Vec<&output::Finding> = unique
         .iter()
         .zip(&new)
         .filter(|(_, n)| !**n)
-        .map(|((f, _), _)| f)
+        .map(|((f, _, _), _)| f)
         .collect();
     let is_left_out = |m: &Option<Message>| finding_of(m).is_some_and(|f| left_out.contains(&&f));
     // rustc's closing line for a crate with errors ("aborting due to 1 previous error").
