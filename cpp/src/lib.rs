@@ -526,6 +526,34 @@ pub fn baseline_keys(report: &Report, base: &Path, root: &Path) -> Vec<cuda_lint
         .collect()
 }
 
+/// Whether a finding is part of a change (`--changed-since`): its primary site or a site its
+/// labels name (the allocation, the copy, the launch, the free) lies on a changed line. Paths
+/// are the report's, relative to `base` when not absolute.
+pub fn touches_changed_lines(
+    report: &Report,
+    reported: &Reported,
+    changed: &cuda_lint_protocol::changed::ChangedLines,
+    base: &Path,
+) -> bool {
+    use codespan_reporting::files::Files;
+    let sites =
+        std::iter::once(reported.finding.span).chain(reported.finding.diagnostic.labels.iter().map(|(s, _)| *s));
+    sites.into_iter().any(|site| {
+        let (name, first, _) = position(report, site);
+        let last = report
+            .files
+            .line_index(site.file as usize, site.end as usize)
+            .map_or(first, |l| l + 1);
+        let path = Path::new(&name);
+        let path = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            base.join(path)
+        };
+        changed.touches(&path, first as u64, last.max(first) as u64)
+    })
+}
+
 /// The 1-based line of a byte offset.
 fn line_of(src: &str, at: usize) -> usize {
     src.get(..at).map_or(0, |s| s.matches('\n').count()) + 1

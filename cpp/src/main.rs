@@ -16,7 +16,7 @@ use cuda_lint_protocol::baseline::{self, Baseline};
 use cuda_lint_protocol::output::{Execution, Format, Level, Notification};
 
 const USAGE: &str = "usage: cuda-lint check [--message-format human|short|json|sarif|github|gitlab] [-W|-A|-D LINT]...\n\
-                     \x20                      [--baseline FILE | --write-baseline FILE] [PATH...]\n\
+                     \x20                      [--baseline FILE | --write-baseline FILE] [--changed-since REV] [PATH...]\n\
                      checks the CUDA C++ host code in the .cu, .cuh, .cpp, .cc, .cxx, .c, .h and .hpp files under each path\n\
                      (binary files are skipped)\n\
                      -W/-A/-D LINT: warn about, allow or deny a lint or a group (correctness, perf, pedantic, all),\n\
@@ -26,6 +26,9 @@ const USAGE: &str = "usage: cuda-lint check [--message-format human|short|json|s
                      \x20   is said on stderr. A finding's key is its lint, its file (relative to FILE's folder: keep FILE\n\
                      \x20   at the project root), its function and the names its message quotes, not its line; a key\n\
                      \x20   is counted, so one more finding of it is new. A missing or malformed FILE exits 3\n\
+                     --changed-since REV: report only the findings a change since the git revision REV is part of:\n\
+                     \x20   the finding's site or a site it names (allocation, copy, launch, free) on a line changed\n\
+                     \x20   since REV (committed, staged, unstaged or untracked). A revision git does not know exits 3\n\
                      exit status: 0 clean, 1 a finding is an error, 2 usage error, 3 something could not be analysed";
 
 /// A deny-level finding, everything analysed.
@@ -58,6 +61,8 @@ fn main() -> ExitCode {
     // `--baseline FILE`, `--write-baseline FILE`.
     let mut baseline_file: Option<PathBuf> = None;
     let mut write_baseline: Option<PathBuf> = None;
+    // `--changed-since REV`.
+    let mut changed_since: Option<String> = None;
     // The first mistake on the command line; the rest is read all the same, so that a CI
     // report can say what went wrong in the format asked for.
     let mut usage_error: Option<String> = None;
@@ -95,6 +100,21 @@ fn main() -> ExitCode {
                     );
                 }
             }
+        } else if a == "--changed-since" || a.starts_with("--changed-since=") {
+            let value = match a.strip_prefix("--changed-since=") {
+                Some(v) => Some(v.to_string()),
+                None => rest.next().cloned(),
+            };
+            match value {
+                Some(v) if !v.is_empty() => {
+                    if changed_since.replace(v).is_some() {
+                        usage_error.get_or_insert("`--changed-since` is given twice".into());
+                    }
+                }
+                _ => {
+                    usage_error.get_or_insert("`--changed-since` needs a git revision".into());
+                }
+            }
         } else if let Some(flag) = ["--baseline", "--write-baseline"]
             .into_iter()
             .find(|f| a == f || a.starts_with(&format!("{f}=")))
@@ -123,6 +143,11 @@ fn main() -> ExitCode {
         } else {
             paths.push(PathBuf::from(a));
         }
+    }
+    if write_baseline.is_some() && changed_since.is_some() {
+        usage_error.get_or_insert(
+            "`--write-baseline` records every finding: it cannot be combined with `--changed-since`".into(),
+        );
     }
     if baseline_file.is_some() && write_baseline.is_some() {
         usage_error.get_or_insert(
@@ -190,7 +215,17 @@ fn main() -> ExitCode {
             }),
         }
     }
-    let baseline_failed = baseline_file.is_some() && baseline.is_none();
+    // The lines changed since `--changed-since`'s revision: a revision git does not know
+    // stops the run too (every finding left out would look like a clean change).
+    let mut changed = None;
+    if let Some(rev) = &changed_since {
+        match cuda_lint_protocol::changed::ChangedLines::since(rev, &here) {
+            Ok(c) => changed = Some(c),
+            Err(e) => problems.push(Problem::new(ProblemKind::NotAnalysed, None, e)),
+        }
+    }
+    let baseline_failed =
+        (baseline_file.is_some() && baseline.is_none()) || (changed_since.is_some() && changed.is_none());
     // Levels and functions from cuda-lint.toml, when there is one; a mistake in it stops the
     // run: its levels and functions would change what is found.
     let config = cuda_lint_cpp::find_config(&paths);
@@ -227,7 +262,30 @@ fn main() -> ExitCode {
     };
     problems.append(&mut report.problems);
     report.problems = problems;
-    let baseline_said = apply_baseline(&mut report, baseline.as_ref(), &baseline_file, &write_baseline, &here);
+    let mut baseline_said = apply_baseline(&mut report, baseline.as_ref(), &baseline_file, &write_baseline, &here);
+    if let (Some(changed), Some(rev)) = (&changed, &changed_since) {
+        let keep: Vec<bool> = report
+            .findings
+            .iter()
+            .map(|r| cuda_lint_cpp::touches_changed_lines(&report, r, changed, &here))
+            .collect();
+        let outside = keep.iter().filter(|k| !**k).count();
+        let mut keep = keep.into_iter();
+        report.findings.retain(|_| keep.next().unwrap_or(true));
+        let said = format!(
+            "cuda-lint: {} outside the lines changed since {rev} {} not reported",
+            if outside == 1 {
+                "1 finding".to_string()
+            } else {
+                format!("{outside} findings")
+            },
+            if outside == 1 { "was" } else { "were" }
+        );
+        baseline_said = Some(match baseline_said {
+            Some(before) => format!("{before}\n{said}"),
+            None => said,
+        });
+    }
     for p in &report.problems {
         eprintln!("{}: {p}", p.severity());
     }
