@@ -236,12 +236,13 @@ fn sarif_report_of_hand_made_findings_validates() {
         assert_eq!(rule["id"], info.full_name());
         assert_eq!(rule["name"], info.name);
         assert_eq!(rule["shortDescription"]["text"], info.desc);
-        assert!(
-            rule["fullDescription"]["text"]
-                .as_str()
-                .unwrap()
-                .starts_with("### What it does")
-        );
+        // Plain text where SARIF says text (viewers show it as it is); Markdown in `markdown`.
+        for field in [&rule["fullDescription"]["text"], &rule["help"]["text"]] {
+            let text = field.as_str().unwrap();
+            assert!(text.starts_with("What it does\n"), "{text}");
+            assert!(!text.contains("###") && !text.contains("```"), "{text}");
+        }
+        assert!(rule["help"]["markdown"].as_str().unwrap().contains("### What it does"));
         assert!(rule["help"]["markdown"].as_str().unwrap().contains("Use instead:"));
         assert_eq!(
             rule["helpUri"],

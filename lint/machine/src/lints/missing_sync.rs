@@ -306,6 +306,15 @@ fn report<S: Copy + PartialEq, X: Ext>(cx: &Cx<'_, S, X>, access: Access, l: Loc
 
 fn wait_help<S>(op: &InFlight<S>, name: &str) -> String {
     let how = match &op.stream {
+        // A stream one of a collection's (`streams[..]`): the call names one element.
+        Some(s) if s.contains("[..]") => {
+            let one = s.replacen("[..]", "[i]", 1).replace("[..]", "[j]");
+            format!(
+                "call {} for the element the {} ran on",
+                op.advice.sync_stream.replace("{stream}", &one),
+                op.what
+            )
+        }
         Some(s) => format!("call {}", op.advice.sync_stream.replace("{stream}", s)),
         None => "synchronize the stream".to_string(),
     };

@@ -82,10 +82,10 @@ fn rule(info: &LintMeta) -> sarif::ReportingDescriptor {
         .id(info.full_name())
         .name(info.name)
         .short_description(text(info.desc))
-        .full_description(text(documentation))
+        .full_description(text(&plain_text(documentation)))
         .help(
             sarif::MultiformatMessageString::builder()
-                .text(documentation)
+                .text(plain_text(documentation))
                 .markdown(markdown.trim_end())
                 .build(),
         )
@@ -96,6 +96,25 @@ fn rule(info: &LintMeta) -> sarif::ReportingDescriptor {
                 .build(),
         )
         .build()
+}
+
+/// The documentation as plain text, for SARIF's `text` fields (viewers show them as they are;
+/// the Markdown goes in `markdown`): headings become lines of their own words, code fences go.
+fn plain_text(markdown: &str) -> String {
+    let mut out = String::with_capacity(markdown.len());
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            continue;
+        }
+        let heading = line.trim_start_matches('#');
+        if heading.len() != line.len() && heading.starts_with(' ') {
+            out.push_str(heading.trim());
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out.trim_end().to_string()
 }
 
 fn text(text: &str) -> sarif::MultiformatMessageString {
