@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Scores cuda-lint over a corpus crate (format: corpus/README.md).
+"""Scores cuda-lint over a corpus (format: corpus/README.md).
 
-Usage: score.py CORPUS_DIR [--cargo-cuda-lint PATH] [--json OUT] [--details]
+Usage: score.py CORPUS_DIR [--cargo-cuda-lint PATH] [--cuda-lint PATH] [--json OUT] [--details]
 
-Runs `cargo cuda-lint --message-format=json` over the crate with every lint at its default
-level, then compares the findings with the `// EXPECT: lint` labels, per case and lint:
+A Rust corpus (a crate: `rust-X/`, cases under `src/partN/`): runs `cargo cuda-lint
+--message-format=json` over it. A CUDA C++ corpus (no Cargo.toml: `cpp-X/`, cases under
+`partN/`): runs `cuda-lint check --message-format=json` over it. Every lint at its default
+level; the findings are compared with the `// EXPECT: lint` labels, per case and lint:
 TP = min(expected, found), FP = found - TP, FN = expected - TP. Prints recall and precision
 per lint, for the deny-level lints, and overall.
 """
@@ -22,8 +24,11 @@ DENY = {"host_deref_device_ptr", "missing_sync", "unfenced_vmm_alias", "vmm_life
 LABEL = re.compile(r"//\s*EXPECT:\s*([a-z_,\s]+)")
 
 
+CPP_EXTENSIONS = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp")
+
+
 def case_of(path: Path, src: Path):
-    """The case a file belongs to: the first component under src/partN/."""
+    """The case a file belongs to: the first component under src/partN/ (partN/ for C++)."""
     try:
         rel = path.resolve().relative_to(src.resolve())
     except ValueError:
@@ -31,13 +36,23 @@ def case_of(path: Path, src: Path):
     parts = rel.parts
     if len(parts) < 2 or not parts[0].startswith("part") or parts[1] == "mod.rs":
         return None
-    return f"{parts[0]}/{parts[1].removesuffix('.rs')}"
+    name = parts[1]
+    if len(parts) == 2:
+        name = Path(name).stem
+    return f"{parts[0]}/{name}"
+
+
+def sources(src: Path):
+    """The corpus's source files: Rust, or CUDA C++."""
+    if (src.parent / "Cargo.toml").exists() and src.name == "src":
+        return sorted(src.rglob("*.rs"))
+    return sorted(f for f in src.rglob("*") if f.suffix in CPP_EXTENSIONS)
 
 
 def labels(src: Path):
     """{case: {lint: set((file, line))}}"""
     out = defaultdict(lambda: defaultdict(set))
-    for f in sorted(src.rglob("*.rs")):
+    for f in sources(src):
         case = case_of(f, src)
         if case is None:
             continue
@@ -80,18 +95,47 @@ def run_lint(crate: Path, tool: str):
     return findings, notes, p
 
 
+def run_cpp(corpus: Path, tool: str):
+    """`cuda-lint check --message-format=json` over a C++ corpus."""
+    p = subprocess.run([tool, "check", "--message-format=json", str(corpus)], capture_output=True, text=True,
+                       cwd=corpus)
+    findings, notes = [], []
+    for line in p.stdout.splitlines():
+        try:
+            f = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        code = f.get("lint") or ""
+        if not code.startswith("cuda_lint::"):
+            continue
+        path = Path(f["path"])
+        if not path.is_absolute():
+            path = corpus / path
+        findings.append((code.removeprefix("cuda_lint::"), str(path.resolve()), f["line"], f["message"]))
+    for line in p.stderr.splitlines():
+        if line.startswith("error") or "not analysed" in line or "could not" in line:
+            notes.append(line)
+    return findings, notes, p
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("corpus")
     ap.add_argument("--cargo-cuda-lint", default=shutil.which("cargo-cuda-lint") or "cargo-cuda-lint")
+    ap.add_argument("--cuda-lint", default=shutil.which("cuda-lint") or "cuda-lint")
     ap.add_argument("--json")
     ap.add_argument("--details", action="store_true")
     a = ap.parse_args()
     crate = Path(a.corpus).resolve()
     tool = str(Path(a.cargo_cuda_lint).resolve()) if "/" in a.cargo_cuda_lint else a.cargo_cuda_lint
-    src = crate / "src"
+    cpp = not (crate / "Cargo.toml").exists()
+    src = crate if cpp else crate / "src"
     expected = labels(src)
-    findings, notes, proc = run_lint(crate, tool)
+    if cpp:
+        cuda_lint = str(Path(a.cuda_lint).resolve()) if "/" in a.cuda_lint else a.cuda_lint
+        findings, notes, proc = run_cpp(crate, cuda_lint)
+    else:
+        findings, notes, proc = run_lint(crate, tool)
     found = defaultdict(lambda: defaultdict(set))
     outside = []
     for lint, path, line, msg in findings:
@@ -100,7 +144,7 @@ def main():
             outside.append((lint, path, line, msg))
             continue
         found[case][lint].add((path, line))
-    cases = sorted(set(expected) | set(found) | {case_of(f, src) for f in src.rglob("*.rs")} - {None})
+    cases = sorted(set(expected) | set(found) | {case_of(f, src) for f in sources(src)} - {None})
     per = defaultdict(lambda: [0, 0, 0])  # lint -> tp, fp, fn
     on_line = [0, 0]
     rows = []
@@ -138,8 +182,8 @@ def main():
         print(f"{len(notes)} errors or 'could not analyse' notes:")
         for n in notes[:10]:
             print("  " + n.strip().splitlines()[0])
-    if proc.returncode not in (0, 101):
-        print(f"cargo cuda-lint exited with {proc.returncode}:\n{proc.stderr[-3000:]}")
+    if proc.returncode not in ((0, 1) if cpp else (0, 101)):
+        print(f"{'cuda-lint check' if cpp else 'cargo cuda-lint'} exited with {proc.returncode}:\n{proc.stderr[-3000:]}")
     if a.details:
         print("\nmismatches (case, lint, FP, FN, expected lines, found lines):")
         for r in rows:
