@@ -237,7 +237,8 @@ fn reuse<S: Copy + PartialEq, X: Ext>(new: OpId, cx: &Cx<'_, S, X>, out: &mut Ve
 const LEGACY_APART: &str = "the legacy default stream (the null stream: blocking copies such as \
                             `cuMemcpyDtoH`/`cudaMemcpy` and memsets run there) does not wait for work on a \
                             non-blocking stream (`CU_STREAM_NON_BLOCKING`, `cudaStreamNonBlocking`, every \
-                            stream cudarc's `new_stream` makes), nor does that stream wait for it";
+                            stream cudarc's or the runtime layer's `new_stream` makes), nor does that stream \
+                            wait for it";
 
 /// Whether one of two operations runs on the legacy default stream and the other only on
 /// non-blocking streams.
