@@ -180,6 +180,8 @@ pub const WORK_FOR_INLINING: usize = 250_000;
 pub struct FileAnalysis<'s, 't> {
     src: &'s str,
     file: u32,
+    /// The arms of `#if`/`#ifdef` blocks the default build leaves out (`crate::config`).
+    excluded: crate::config::Excluded,
     locs: Vec<LocInfo>,
     /// Memory made at a site, per chain of calls of the file's functions that reached it (a
     /// helper called twice makes two allocations; a loop passing a site again, the same one).
@@ -235,6 +237,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let mut a = FileAnalysis {
             src,
             file,
+            excluded: crate::config::Excluded::default(),
             locs: Vec::new(),
             by_site: HashMap::new(),
             machine: Machine::new(),
@@ -306,6 +309,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self
     }
 
+    /// The arms of the file's `#if`/`#ifdef` blocks its build leaves out: not analysed.
+    pub fn with_excluded(mut self, excluded: crate::config::Excluded) -> Self {
+        self.excluded = excluded;
+        self
+    }
+
     /// The effects `cuda-lint.toml` gives functions the file calls.
     pub fn with_functions(mut self, functions: api::Functions) -> Self {
         self.configured = functions;
@@ -325,6 +334,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             steps += 1;
             if steps > 1_000_000 {
                 break;
+            }
+            if self.excluded.contains(n.start_byte()) {
+                continue;
             }
             if n.kind() == "function_definition" {
                 if !self.is_device_code(n)
@@ -640,6 +652,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     fn collect_functions(&mut self, root: Node<'t>) {
         let mut stack = vec![root];
         while let Some(n) = stack.pop() {
+            if self.excluded.contains(n.start_byte()) {
+                continue;
+            }
             if n.kind() == "function_definition" {
                 if !self.is_device_code(n)
                     && let Some(name) = n.field("declarator").and_then(|d| function_name(d, self.src))
@@ -789,7 +804,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     // ---- statements ----
 
     fn statement(&mut self, n: Node<'_>, flow: &mut Flow) {
-        if flow.dead {
+        // Not in this build (`#ifdef NOT_DEFINED ... #endif`): not run.
+        if flow.dead || self.excluded.contains(n.start_byte()) {
             return;
         }
         self.work += 1;
@@ -888,6 +904,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 let mut c = n.walk();
                 let children: Vec<Node> = n.named_children(&mut c).collect();
                 for s in children {
+                    if self.excluded.contains(s.start_byte()) {
+                        continue;
+                    }
                     if is_statement(s.kind()) {
                         self.statement(s, flow);
                     } else {

@@ -8,9 +8,10 @@
 //! the finding or the line before, like clang-tidy's `NOLINT`.
 
 pub mod api;
+pub mod config;
 pub mod interp;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use codespan_reporting::diagnostic::{Diagnostic, Label, Severity};
@@ -340,7 +341,7 @@ pub fn check_files_with(files: &[PathBuf], settings: &Settings) -> Report {
         };
         let id = report.files.add(path.display().to_string(), text);
         let src = report.files.get(id).map(|f| f.source().clone()).unwrap_or_default();
-        let (found, functions, problems) = analyse_source(&src, id as u32, settings);
+        let (found, functions, problems) = analyse_source(&src, id as u32, settings, path.parent());
         report.analysed += 1;
         report.problems.extend(problems.into_iter().map(|p| Problem {
             path: Some(path.clone()),
@@ -374,7 +375,7 @@ pub fn check_source(src: &str, file: u32) -> (Vec<Finding<Site>>, Option<String>
 
 /// Checks one source text with the functions a `cuda-lint.toml` describes.
 pub fn check_source_with(src: &str, file: u32, settings: &Settings) -> (Vec<Finding<Site>>, Option<String>) {
-    let (found, _, problems) = analyse_source(src, file, settings);
+    let (found, _, problems) = analyse_source(src, file, settings, None);
     let texts: Vec<String> = problems.into_iter().map(|p| p.message).collect();
     (found, (!texts.is_empty()).then(|| texts.join("; ")))
 }
@@ -386,6 +387,7 @@ fn analyse_source(
     src: &str,
     file: u32,
     settings: &Settings,
+    dir: Option<&Path>,
 ) -> (Vec<Finding<Site>>, Vec<Option<String>>, Vec<Problem>) {
     let mut parser = tree_sitter::Parser::new();
     if parser.set_language(&tree_sitter_cuda::LANGUAGE.into()).is_err() {
@@ -419,7 +421,16 @@ fn analyse_source(
         problem.line = lines.first().map(|l| l + 1);
         problems.push(problem);
     }
+    // The default build's configuration: the arms of `#if`/`#ifdef` it leaves out.
+    let macros = config::Macros {
+        defined_at: config::defines(root, src),
+        from_headers: HashSet::new(),
+        unread_header: false,
+    };
+    let macros = with_header_macros(macros, src, dir);
+    let excluded = config::excluded(root, src, &macros);
     let (found, too_deep, over_budget) = FileAnalysis::new(src, file)
+        .with_excluded(excluded)
         .with_functions(settings.functions.clone())
         .with_options(settings.options.clone())
         .run(root);
@@ -552,6 +563,37 @@ pub fn touches_changed_lines(
         };
         changed.touches(&path, first as u64, last.max(first) as u64)
     })
+}
+
+/// The macros the headers `src` includes with `#include "..."` define (read as text, from
+/// `dir`, four levels deep); a header that cannot be read leaves macros the file does not define
+/// undecided.
+fn with_header_macros(mut macros: config::Macros, src: &str, dir: Option<&Path>) -> config::Macros {
+    let mut pending: Vec<(PathBuf, String, u32)> = config::local_includes(src)
+        .map(|name| (dir.map(Path::to_path_buf).unwrap_or_default(), name.to_string(), 0))
+        .collect();
+    let mut seen = HashSet::new();
+    while let Some((base, name, depth)) = pending.pop() {
+        if dir.is_none() {
+            macros.unread_header = true;
+            break;
+        }
+        let path = base.join(&name);
+        if !seen.insert(path.clone()) {
+            continue;
+        }
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                macros.from_headers.extend(config::header_defines(&text));
+                if depth < 4 {
+                    let next = path.parent().map(Path::to_path_buf).unwrap_or_default();
+                    pending.extend(config::local_includes(&text).map(|n| (next.clone(), n.to_string(), depth + 1)));
+                }
+            }
+            Err(_) => macros.unread_header = true,
+        }
+    }
+    macros
 }
 
 /// The 1-based line of a byte offset.
