@@ -30,6 +30,51 @@ impl Excluded {
     }
 }
 
+/// The macros the command line defines (`--define NAME[=VALUE]`) and undefines
+/// (`--undefine NAME`), as `-D`/`-U` do a compiler's: the file's own `#define`s still win after
+/// them.
+#[derive(Clone, Debug, Default)]
+pub struct Defines {
+    pub defined: Vec<(String, Option<i64>)>,
+    pub undefined: Vec<String>,
+}
+
+impl Defines {
+    /// `NAME` or `NAME=VALUE`; an error for a name that is not an identifier.
+    pub fn define(&mut self, arg: &str) -> Result<(), String> {
+        let (name, value) = match arg.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (arg, None),
+        };
+        if !is_identifier(name) {
+            return Err(format!("`{arg}` is not a macro (`NAME` or `NAME=VALUE`)"));
+        }
+        self.undefined.retain(|u| u != name);
+        self.defined.retain(|(d, _)| d != name);
+        // `-DNAME` defines it as 1, as compilers do.
+        let value = match value {
+            None => Some(1),
+            Some(v) => parse_int(v.trim()),
+        };
+        self.defined.push((name.to_string(), value));
+        Ok(())
+    }
+
+    pub fn undefine(&mut self, name: &str) -> Result<(), String> {
+        if !is_identifier(name) {
+            return Err(format!("`{name}` is not a macro name"));
+        }
+        self.defined.retain(|(d, _)| d != name);
+        self.undefined.push(name.to_string());
+        Ok(())
+    }
+}
+
+fn is_identifier(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// What the file knows of macros: `#define`s (with the byte where each is), and those of the
 /// headers it includes; whether some included header could not be read (then a macro the file
 /// does not define may come from it: not decided).
@@ -37,16 +82,21 @@ pub struct Macros {
     pub defined_at: Vec<(String, usize, Option<i64>)>,
     pub from_headers: HashSet<String>,
     pub unread_header: bool,
+    /// From the command line.
+    pub given: Defines,
 }
 
 impl Macros {
     /// Whether `name` is defined at byte `at`: `Some(true)`/`Some(false)`, or `None` when a
     /// header the file includes could not be read.
     fn defined(&self, name: &str, at: usize) -> Option<bool> {
-        if PREDEFINED.contains(&name)
-            || self.from_headers.contains(name)
-            || self.defined_at.iter().any(|(n, pos, _)| n == name && *pos < at)
-        {
+        if self.from_headers.contains(name) || self.defined_at.iter().any(|(n, pos, _)| n == name && *pos < at) {
+            return Some(true);
+        }
+        if self.given.undefined.iter().any(|u| u == name) {
+            return Some(false);
+        }
+        if PREDEFINED.contains(&name) || self.given.defined.iter().any(|(d, _)| d == name) {
             return Some(true);
         }
         if name == "__CUDA_ARCH__" {
@@ -61,10 +111,15 @@ impl Macros {
 
     /// The value of object-like macro `name` at `at`, when it is a number the file defines.
     fn value(&self, name: &str, at: usize) -> Option<i64> {
-        self.defined_at
-            .iter()
-            .rfind(|(n, pos, _)| n == name && *pos < at)
-            .and_then(|(_, _, v)| *v)
+        match self.defined_at.iter().rfind(|(n, pos, _)| n == name && *pos < at) {
+            Some((_, _, v)) => *v,
+            None => self
+                .given
+                .defined
+                .iter()
+                .rfind(|(d, _)| d == name)
+                .and_then(|(_, v)| *v),
+        }
     }
 }
 

@@ -253,6 +253,9 @@ pub struct Settings {
     pub notes: Vec<String>,
     /// The file the settings come from, for the notes.
     pub path: Option<PathBuf>,
+    /// The build's configuration from the command line (`--define NAME[=VALUE]`,
+    /// `--undefine NAME`), as `crate::config` reads it.
+    pub defines: config::Defines,
 }
 
 impl Settings {
@@ -264,6 +267,7 @@ impl Settings {
             options: config.options.clone(),
             notes,
             path: None,
+            defines: config::Defines::default(),
         }
     }
 }
@@ -426,6 +430,7 @@ fn analyse_source(
         defined_at: config::defines(root, src),
         from_headers: HashSet::new(),
         unread_header: false,
+        given: settings.defines.clone(),
     };
     let macros = with_header_macros(macros, src, dir);
     let excluded = config::excluded(root, src, &macros);

@@ -16,7 +16,8 @@ use cuda_lint_protocol::baseline::{self, Baseline};
 use cuda_lint_protocol::output::{Execution, Format, Level, Notification};
 
 const USAGE: &str = "usage: cuda-lint check [--message-format human|short|json|sarif|github|gitlab] [-W|-A|-D LINT]...\n\
-                     \x20                      [--baseline FILE | --write-baseline FILE] [--changed-since REV] [PATH...]\n\
+                     \x20                      [--baseline FILE | --write-baseline FILE] [--changed-since REV]\n\
+                     \x20                      [--define NAME[=VALUE]]... [--undefine NAME]... [PATH...]\n\
                      checks the CUDA C++ host code in the .cu, .cuh, .cpp, .cc, .cxx, .c, .h and .hpp files under each path\n\
                      (binary files are skipped)\n\
                      -W/-A/-D LINT: warn about, allow or deny a lint or a group (correctness, perf, pedantic, all),\n\
@@ -26,6 +27,9 @@ const USAGE: &str = "usage: cuda-lint check [--message-format human|short|json|s
                      \x20   is said on stderr. A finding's key is its lint, its file (relative to FILE's folder: keep FILE\n\
                      \x20   at the project root), its function and the names its message quotes, not its line; a key\n\
                      \x20   is counted, so one more finding of it is new. A missing or malformed FILE exits 3\n\
+                     --define NAME[=VALUE], --undefine NAME: the build's configuration, as -D/-U give a compiler; the\n\
+                     \x20   arms of #if/#ifdef that build leaves out are not analysed (by default a macro is defined where\n\
+                     \x20   the code or a header it includes with #include \"...\" defines it, and __CUDACC__)\n\
                      --changed-since REV: report only the findings a change since the git revision REV is part of:\n\
                      \x20   the finding's site or a site it names (allocation, copy, launch, free) on a line changed\n\
                      \x20   since REV (committed, staged, unstaged or untracked). A revision git does not know exits 3\n\
@@ -63,6 +67,8 @@ fn main() -> ExitCode {
     let mut write_baseline: Option<PathBuf> = None;
     // `--changed-since REV`.
     let mut changed_since: Option<String> = None;
+    // `--define NAME[=VALUE]`, `--undefine NAME`: the build's configuration.
+    let mut defines = cuda_lint_cpp::config::Defines::default();
     // The first mistake on the command line; the rest is read all the same, so that a CI
     // report can say what went wrong in the format asked for.
     let mut usage_error: Option<String> = None;
@@ -99,6 +105,22 @@ fn main() -> ExitCode {
                         "`--message-format` needs a value: human, short, json, sarif, github, gitlab".into(),
                     );
                 }
+            }
+        } else if let Some(flag) = ["--define", "--undefine"]
+            .into_iter()
+            .find(|f| a == f || a.starts_with(&format!("{f}=")))
+        {
+            let value = match a.strip_prefix(flag).and_then(|v| v.strip_prefix('=')) {
+                Some(v) => Some(v.to_string()),
+                None => rest.next().cloned(),
+            };
+            let done = match value.as_deref() {
+                Some(v) if flag == "--define" => defines.define(v),
+                Some(v) => defines.undefine(v),
+                None => Err(format!("`{flag}` needs a macro name")),
+            };
+            if let Err(e) = done {
+                usage_error.get_or_insert(e);
             }
         } else if a == "--changed-since" || a.starts_with("--changed-since=") {
             let value = match a.strip_prefix("--changed-since=") {
@@ -238,6 +260,7 @@ fn main() -> ExitCode {
         Ok(mut settings) => {
             // Flags on the command line come after the file's levels, as with rustc's.
             settings.levels = settings.levels.with_flags(&lint_flags);
+            settings.defines = defines.clone();
             let report = cuda_lint_cpp::check_files_with(&files, &settings);
             if report.analysed == 0 && problems.is_empty() && !report.not_analysed() {
                 let kinds = cuda_lint_cpp::EXTENSIONS.join(" .");
