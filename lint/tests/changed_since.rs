@@ -140,4 +140,20 @@ fn only_findings_a_change_is_part_of() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
     assert!(stderr.contains("`no-such-branch` is not a revision"), "{stderr}");
+    // In a report format: a failed run, not an empty one that looks clean.
+    let out = cargo_cuda_lint(
+        &dir,
+        &[
+            "--offline",
+            "--message-format=sarif",
+            "--changed-since",
+            "no-such-branch",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(3));
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a SARIF log");
+    assert_eq!(
+        sarif["runs"][0]["invocations"][0]["executionSuccessful"], false,
+        "{sarif}"
+    );
 }

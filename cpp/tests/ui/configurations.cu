@@ -98,3 +98,18 @@ float ok_undecided_test_keeps_its_arms(float* d, int n, cudaStream_t s) {
 #endif
     return h[0];
 }
+
+// An `#elif` chain: the first arm whose test holds is built, the others are not.
+void ok_elif_arm_of_this_build(float* d, int n, cudaStream_t s) {
+#if defined(USE_MANAGED_STAGING)
+    float* staging;
+    cudaMallocManaged(&staging, n * sizeof(float));
+#elif defined(USE_PINNED_STAGING)
+    float* staging;
+    cudaMallocHost(&staging, n * sizeof(float));
+#else
+    float* staging = (float*)malloc(n * sizeof(float));
+#endif
+    cudaMemcpyAsync(d, staging, n * sizeof(float), cudaMemcpyHostToDevice, s);
+    cudaStreamSynchronize(s);
+}

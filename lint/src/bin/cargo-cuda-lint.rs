@@ -464,6 +464,20 @@ impl BaselineArgs {
     }
 }
 
+/// Stops a run before cargo runs (a baseline that cannot be read, a revision git does not
+/// know): says why on stderr and, in a report format, writes a failed run, never an empty one.
+fn not_analysed(out: BaselinedOutput, why: output::Notification, what: &str, root: &Path) -> ExitCode {
+    eprintln!("cuda-lint: nothing was checked: {what}");
+    if let BaselinedOutput::Report(format) = out {
+        let execution = output::Execution {
+            notifications: vec![why],
+            exit_code: Some(EXIT_NOT_ANALYSED.into()),
+        };
+        print!("{}", format.emit_run(&[], &execution, root));
+    }
+    ExitCode::from(EXIT_NOT_ANALYSED)
+}
+
 /// Whether a finding is part of a change: any span it names (the access, and the labelled steps
 /// of its chain: the allocation, the copy or launch, the free), or any span of its notes and
 /// suggestions, lies on a changed line.
@@ -530,21 +544,13 @@ fn run_baselined(mut cmd: Command, out: BaselinedOutput, workspace_root: &Path, 
             Ok(b) => Some(b),
             Err(e) => {
                 eprintln!("error: {e}");
-                eprintln!("cuda-lint: nothing was checked: the baseline could not be read");
-                if let BaselinedOutput::Report(format) = out {
-                    let notification = output::Notification {
-                        level: output::Level::Error,
-                        message: e.message.clone(),
-                        file: Some(output::relative_path(&file.to_string_lossy(), &here, &root)),
-                        line: e.line,
-                    };
-                    let execution = output::Execution {
-                        notifications: vec![notification],
-                        exit_code: Some(EXIT_NOT_ANALYSED.into()),
-                    };
-                    print!("{}", format.emit_run(&[], &execution, &root));
-                }
-                return ExitCode::from(EXIT_NOT_ANALYSED);
+                let notification = output::Notification {
+                    level: output::Level::Error,
+                    message: e.message.clone(),
+                    file: Some(output::relative_path(&file.to_string_lossy(), &here, &root)),
+                    line: e.line,
+                };
+                return not_analysed(out, notification, "the baseline could not be read", &root);
             }
         },
         None => None,
@@ -558,21 +564,13 @@ fn run_baselined(mut cmd: Command, out: BaselinedOutput, workspace_root: &Path, 
             Ok(changed) => Some(changed),
             Err(e) => {
                 eprintln!("error: {e}");
-                eprintln!("cuda-lint: nothing was checked: the changed lines could not be found");
-                if let BaselinedOutput::Report(format) = out {
-                    let notification = output::Notification {
-                        level: output::Level::Error,
-                        message: e,
-                        file: None,
-                        line: None,
-                    };
-                    let execution = output::Execution {
-                        notifications: vec![notification],
-                        exit_code: Some(EXIT_NOT_ANALYSED.into()),
-                    };
-                    print!("{}", format.emit_run(&[], &execution, &root));
-                }
-                return ExitCode::from(EXIT_NOT_ANALYSED);
+                let notification = output::Notification {
+                    level: output::Level::Error,
+                    message: e,
+                    file: None,
+                    line: None,
+                };
+                return not_analysed(out, notification, "the changed lines could not be found", &root);
             }
         },
         None => None,

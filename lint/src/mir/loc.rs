@@ -196,13 +196,7 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
     /// A value a call made that holds no memory or object itself (an `Option` a call returns,
     /// its payload rebuilt from a collection's element).
     pub fn fresh_plain(&mut self, frame: FrameId, block: BasicBlock, which: u8, origin: Span, ty: Ty<'tcx>) -> LocId {
-        let root = Root::Fresh { frame, block, which };
-        if let Some(&id) = self.roots.get(&root) {
-            return id;
-        }
-        let id = self.root_object(root, Target::Obj(ObjKind::Stream), origin, Some(ty));
-        self.set_kind(id, LocKind::Plain);
-        id
+        self.root_with_kind(Root::Fresh { frame, block, which }, LocKind::Plain, origin, Some(ty))
     }
 
     /// The object named `key`, the same for every call that returns it.
@@ -212,13 +206,17 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
 
     /// The location of an object with no parent (made by a call, or global), made once.
     fn root_object(&mut self, root: Root, target: Target, origin: Span, ty: Option<Ty<'tcx>>) -> LocId {
-        if let Some(&id) = self.roots.get(&root) {
-            return id;
-        }
         let kind = match target {
             Target::Mem(k) => LocKind::Data(k),
             Target::Obj(o) => LocKind::Object(o),
         };
+        self.root_with_kind(root, kind, origin, ty)
+    }
+
+    fn root_with_kind(&mut self, root: Root, kind: LocKind, origin: Span, ty: Option<Ty<'tcx>>) -> LocId {
+        if let Some(&id) = self.roots.get(&root) {
+            return id;
+        }
         let id = self.push(LocData {
             root,
             parent: None,

@@ -47,7 +47,7 @@ pub struct Resolver<'tcx> {
     /// For methods of the crate's traits: whether an implementation uses CUDA.
     impl_touches: RefCell<FxHashMap<DefId, bool>>,
     /// The crate's functions some body within a module calls (or names), by module, made when
-    /// first asked (see [`Resolver::visible_within`]).
+    /// first asked (see [`Resolver::call_scope`]).
     called: RefCell<FxHashMap<LocalDefId, Rc<FxHashSet<DefId>>>>,
     /// The bodies within a module that build each of the crate's own types (`Readout { host,
     /// .. }`), by module, made when first asked.

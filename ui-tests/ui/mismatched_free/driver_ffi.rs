@@ -210,4 +210,22 @@ fn fires_runtime_layer_buffer_given_up_and_freed_as_host_memory(
     Ok(())
 }
 
+/// The same through a struct: the field a builder filled with a `Vec` and never registered is
+/// unregistered in `Drop`.
+struct Scores {
+    scores: Vec<i32>,
+}
+
+impl Scores {
+    fn new(n: usize) -> Scores {
+        Scores { scores: vec![0; n] }
+    }
+}
+
+impl Drop for Scores {
+    fn drop(&mut self) {
+        unsafe { sys::cuMemHostUnregister(self.scores.as_mut_ptr().cast()) }; //~ mismatched_free
+    }
+}
+
 fn main() {}

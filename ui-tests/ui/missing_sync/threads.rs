@@ -332,4 +332,31 @@ fn fires_readback_formatted_before_the_sync(ctx: &Context, dev: DeviceBuffer<f32
     Ok(text)
 }
 
+/// A bounded channel hands over the same way.
+fn fires_readback_sent_on_a_bounded_channel_before_its_copy_finished(
+    ctx: &Context,
+    dev: &DeviceBuffer<f32>,
+) -> Result<f32, Error> {
+    let stream = ctx.new_stream()?;
+    let (tx, rx) = mpsc::sync_channel::<PinnedBuffer<f32>>(1);
+    let consumer = thread::spawn(move || rx.recv().map(|host| host.iter().sum::<f32>()).unwrap_or(0.0));
+    let mut host = ctx.alloc_pinned::<f32>(dev.len())?;
+    unsafe { stream.copy_dtoh_async(&mut host, dev)? };
+    tx.send(host).expect("consumer alive"); //~ missing_sync
+    stream.synchronize()?;
+    Ok(consumer.join().expect("consumer panicked"))
+}
+
+/// Waited for before the hand-off, a buffer alone is fine to send.
+fn ok_readback_sent_after_the_sync(ctx: &Context, dev: &DeviceBuffer<f32>) -> Result<f32, Error> {
+    let stream = ctx.new_stream()?;
+    let (tx, rx) = mpsc::sync_channel::<PinnedBuffer<f32>>(1);
+    let consumer = thread::spawn(move || rx.recv().map(|host| host.iter().sum::<f32>()).unwrap_or(0.0));
+    let mut host = ctx.alloc_pinned::<f32>(dev.len())?;
+    unsafe { stream.copy_dtoh_async(&mut host, dev)? };
+    stream.synchronize()?;
+    tx.send(host).expect("consumer alive");
+    Ok(consumer.join().expect("consumer panicked"))
+}
+
 fn main() {}
