@@ -15,6 +15,9 @@ use tree_sitter::Node;
 
 use crate::api::{self, ADVICE, Effect};
 
+mod objects;
+mod sizes;
+
 /// Rounds a loop is run before what it reached is kept.
 pub const LOOP_ROUNDS: usize = 5;
 /// How deep expressions are followed (a bound on recursion for any input).
@@ -230,6 +233,25 @@ pub struct FileAnalysis<'s, 't> {
     inlined: Vec<&'s str>,
     /// For each function run inline: the paths that returned, joined, and what they returned.
     returns: Vec<(Option<Flow>, LocSet)>,
+    /// The file's classes and type aliases ([`objects`]).
+    classes: objects::Classes<'s, 't>,
+    /// The class of each object made from one.
+    object_class: HashMap<Loc, &'s str>,
+    /// The memory of container members (`std::vector<float> h_;`), by object and member.
+    member_locs: HashMap<(Loc, &'s str), Loc>,
+    /// Lambdas kept in variables (`auto del = [](float* p) {..};`), for a smart pointer's
+    /// deleter.
+    lambdas: HashMap<&'s str, Node<'t>>,
+    /// Set while a smart pointer's deleter is checked where the pointer is handed over: its
+    /// releases say which allocator they are for, not that the memory ends there.
+    checking_release: bool,
+    /// The file's named integer constants ([`sizes::constants`]).
+    constants: HashMap<&'s str, &'s str>,
+    /// The declared type and array lengths of each local variable, by name (the last
+    /// declaration of a name wins): for `sizeof(x)`.
+    var_types: HashMap<String, (&'s str, Vec<&'s str>, bool)>,
+    /// Set while [`Self::construct_any`] runs constructors on an object nothing says of.
+    constructing: u32,
 }
 
 impl<'s, 't> FileAnalysis<'s, 't> {
@@ -262,6 +284,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             functions: HashMap::new(),
             inlined: Vec::new(),
             returns: Vec::new(),
+            classes: objects::Classes::default(),
+            object_class: HashMap::new(),
+            member_locs: HashMap::new(),
+            lambdas: HashMap::new(),
+            checking_release: false,
+            constructing: 0,
+            constants: HashMap::new(),
+            var_types: HashMap::new(),
         };
         let origin = Site { file, start: 0, end: 0 };
         a.legacy = a.new_loc(None, Some("the legacy default stream".into()), origin, false);
@@ -272,7 +302,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
 
     /// Runs every host function of the translation unit.
     /// The memory a container variable holds (`std::vector`, `thrust::device_vector`...).
-    fn container(&mut self, declarator: Node<'_>, kind: MemKind, name: &str) -> Loc {
+    fn container(&mut self, declarator: Node<'t>, kind: MemKind, name: &str) -> Loc {
         let l = self.loc_at(declarator, "var", Some(kind), Some(name.to_string()), false);
         // `d[i]` of a device container copies through its reference type: no host deref.
         self.locs[l.0 as usize].copies_on_access = kind != MemKind::Pageable;
@@ -281,7 +311,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
 
     /// Whether the current top-level function may still run calls inline; the first call past
     /// the budget is remembered and reported.
-    fn within_budget(&mut self, call: Node<'_>) -> bool {
+    fn within_budget(&mut self, call: Node<'t>) -> bool {
         if self.work < WORK_FOR_INLINING {
             return true;
         }
@@ -326,6 +356,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// where calls stopped being run inline for want of budget.
     pub fn run(mut self, root: Node<'t>) -> (Vec<Finding<Site>>, Option<usize>, Option<usize>) {
         self.collect_functions(root);
+        self.classes = objects::Classes::collect(root, self.src, &self.excluded);
+        self.constants = sizes::constants(root, self.src);
         let mut stack = vec![root];
         let mut steps = 0usize;
         // The host functions analysed, as byte ranges: the scope of a finding.
@@ -385,52 +417,173 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     /// What a function's own parameters and `this` are when it is analysed on its own: a
-    /// `std::vector` parameter is pageable host memory; a method's `this` is an object.
-    fn bind_own_parameters(&mut self, def: Node<'_>, flow: &mut Flow) {
+    /// `std::vector` parameter is pageable host memory; a stream parameter is one stream; an
+    /// object of a class the file defines is as its constructors leave it; a method's `this` is
+    /// such an object.
+    fn bind_own_parameters(&mut self, def: Node<'t>, flow: &mut Flow) {
         let Some(decl) = def.field("declarator") else {
             return;
         };
-        if let Some(list) = find_kind(decl, "parameter_list") {
-            let mut c = list.walk();
-            let params: Vec<Node> = list.named_children(&mut c).collect();
-            for p in params {
-                let ty = p.field("type").map(|t| self.text(t)).unwrap_or("");
-                let Some(d) = p.field("declarator") else {
-                    continue;
-                };
-                let Some(name) = declared_name(d, self.src) else {
-                    continue;
-                };
-                if !contains_kind(d, "pointer_declarator")
-                    && let Some(kind) = container_kind(ty)
-                {
-                    let l = self.container(d, kind, &name);
-                    flow.vars.insert(name, LocSet::single(l));
-                } else if !contains_kind(d, "pointer_declarator")
-                    && matches!(
-                        ty.trim(),
-                        "cudaStream_t" | "CUstream" | "cudaStream_t const" | "const cudaStream_t"
-                    )
-                {
-                    // A stream the caller gives: one stream, of unknown flags (it may be the
-                    // legacy default stream's peer), so that capturing or waiting on it is seen.
-                    let l = self.loc_at(d, "stream", None, Some(name.clone()), false);
-                    flow.vars.insert(name, LocSet::single(l));
-                }
-            }
-        }
         // A method (`C::m` defined outside its class, or inside a class body): `this`.
+        let class = self.class_of_definition(def);
         let in_class = def.parent().is_some_and(|p| p.kind() == "field_declaration_list");
         let qualified = find_kind(decl, "qualified_identifier").is_some();
         if in_class || qualified {
-            let this = self.loc_at(def, "this", None, Some("this".into()), false);
+            let this = self.loc_at(def, "this", Some(MemKind::Pageable), Some("this".into()), false);
+            if let Some(class) = class {
+                let name = find_kind(decl, "function_declarator")
+                    .and_then(|f| f.field("declarator"))
+                    .map(|n| (n.kind(), objects::base_name(self.text(n))));
+                let is_ctor = name.is_some_and(|(k, n)| k != "destructor_name" && n == class);
+                if is_ctor {
+                    self.object_class.insert(this, class);
+                } else {
+                    self.construct_any(def, class, this, flow);
+                }
+            }
             flow.vars.insert("this".into(), LocSet::single(this));
         }
+        let values = self.own_parameter_values(def, flow);
+        for (name, v, object) in values {
+            if object {
+                if let Some(o) = v.iter().next() {
+                    flow.objects.insert(name, o);
+                }
+            } else {
+                flow.vars.insert(name, v);
+            }
+        }
+    }
+
+    /// The class a definition is a method of: the class around it, or `C` of `C::m`.
+    fn class_of_definition(&self, def: Node<'t>) -> Option<&'s str> {
+        let mut cur = def.parent();
+        for _ in 0..4 {
+            let p = cur?;
+            if matches!(p.kind(), "class_specifier" | "struct_specifier") {
+                return p.field("name").and_then(|n| self.class_of_type(self.text(n)));
+            }
+            cur = p.parent();
+        }
+        let f = def
+            .field("declarator")
+            .and_then(|d| find_kind(d, "function_declarator"))?;
+        let q = f.field("declarator").filter(|q| q.kind() == "qualified_identifier")?;
+        self.class_of_type(self.text(q.field("scope")?))
+    }
+
+    /// What a function's parameters are when nothing says what it was given: `(name, value,
+    /// whether the value is the object the name is)`. Containers are memory of their kind, a
+    /// stream parameter one stream, an object of the file's classes as its constructors leave
+    /// it; what is not known is not bound.
+    fn own_parameter_values(&mut self, def: Node<'t>, flow: &mut Flow) -> Vec<(String, LocSet, bool)> {
+        let mut out = Vec::new();
+        let Some(list) = def.field("declarator").and_then(|d| find_kind(d, "parameter_list")) else {
+            return out;
+        };
+        let mut c = list.walk();
+        let params: Vec<Node> = list.named_children(&mut c).collect();
+        for p in params {
+            let ty = p.field("type").map(|t| self.text(t)).unwrap_or("");
+            let ty = self.classes.resolve(ty);
+            let Some(d) = p.field("declarator") else {
+                continue;
+            };
+            let Some(name) = declared_name(d, self.src) else {
+                continue;
+            };
+            let pointer = contains_kind(d, "pointer_declarator");
+            if !pointer && let Some(kind) = container_kind(ty) {
+                let l = self.container(d, kind, &name);
+                out.push((name, LocSet::single(l), false));
+            } else if !pointer
+                && matches!(
+                    ty.trim(),
+                    "cudaStream_t" | "CUstream" | "cudaStream_t const" | "const cudaStream_t"
+                )
+            {
+                // A stream the caller gives: one stream, of unknown flags (it may be the
+                // legacy default stream's peer), so that capturing or waiting on it is seen.
+                let l = self.loc_at(d, "stream", None, Some(name.clone()), false);
+                out.push((name, LocSet::single(l), false));
+            } else if let Some(class) = self.class_of_type(ty) {
+                let o = self.loc_at(d, "object", Some(MemKind::Pageable), Some(name.clone()), false);
+                self.construct_any(d, class, o, flow);
+                out.push((name, LocSet::single(o), !pointer));
+            }
+        }
+        out
+    }
+
+    /// Makes `o` an object of `class` as any of its constructors may leave it (their paths
+    /// joined), given what nothing says; the work they started is taken as done.
+    fn construct_any(&mut self, at: Node<'t>, class: &'s str, o: Loc, flow: &mut Flow) {
+        self.object_class.insert(o, class);
+        // A constructor taking an object of its class (a copy or move) makes no other.
+        if self.inlined.len() >= MAX_INLINE || self.constructing > 0 {
+            return;
+        }
+        self.constructing += 1;
+        let ctors: Vec<Node<'t>> = self
+            .classes
+            .by_name
+            .get(class)
+            .map(|c| c.ctors.clone())
+            .unwrap_or_default();
+        let base = flow.clone();
+        let mut joined: Option<Flow> = None;
+        let runs: Vec<Option<Node<'t>>> = if ctors.is_empty() {
+            vec![None]
+        } else {
+            ctors.into_iter().map(Some).collect()
+        };
+        for ctor in runs {
+            let mut part = base.clone();
+            self.make_members(at, class, o, &[], &mut part, 1);
+            if let Some(def) = ctor {
+                let params = self.own_parameter_values(def, &mut part);
+                let count = def
+                    .field("declarator")
+                    .and_then(|d| find_kind(d, "parameter_list"))
+                    .map_or(0, |l| l.named_child_count());
+                let mut vals = vec![LocSet::single(self.unknown); count];
+                // Parameters by position: known ones (streams, containers) as they are.
+                if let Some(list) = def.field("declarator").and_then(|d| find_kind(d, "parameter_list")) {
+                    let mut c = list.walk();
+                    for (i, p) in list.named_children(&mut c).enumerate() {
+                        let name = p.field("declarator").and_then(|d| declared_name(d, self.src));
+                        if let Some((_, v, _)) = params.iter().find(|(n, ..)| Some(n) == name.as_ref()) {
+                            vals[i] = v.clone();
+                        }
+                    }
+                }
+                let name = self.text(at);
+                self.inline_method(
+                    at.start_byte() as u32,
+                    name,
+                    def,
+                    Some(LocSet::single(o)),
+                    &vals,
+                    &[],
+                    &mut part,
+                );
+            }
+            match &mut joined {
+                Some(j) => j.join(&part),
+                None => joined = Some(part),
+            }
+        }
+        if let Some(mut j) = joined {
+            j.dead = false;
+            self.machine.sync_all(&mut j.m);
+            *flow = j;
+        }
+        self.constructing -= 1;
     }
 
     /// The text of an argument, a parameter of a function run inline read as the caller's
     /// argument.
-    fn argument_text(&self, a: Node<'_>) -> String {
+    fn argument_text(&self, a: Node<'t>) -> String {
         let text = self.text(a).trim();
         match self.param_texts.last().and_then(|m| m.get(text)) {
             Some(t) => t.clone(),
@@ -453,7 +606,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// (`err != cudaSuccess`, `res != CUDA_SUCCESS`, `err`, `!ok`... of a status variable, or
     /// of the call itself: `direct`), nothing the call started happened: its work is not
     /// running, its mapping not made.
-    fn failed_branch(&self, cond: Node<'_>, direct: &Started, taken: bool, flow: &mut Flow) {
+    fn failed_branch(&self, cond: Node<'t>, direct: &Started, taken: bool, flow: &mut Flow) {
         let Some((subject, failed_when)) = failure_test(cond, self.src) else {
             return;
         };
@@ -480,10 +633,16 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// Stores what an API call made (`l`) where its out-parameter `a` points: a variable
     /// (`&p`), a field (`&s.d_buf`) or an element (`&rows[i]`). `handle`: a stream or event,
     /// named after the variable whatever it was named before.
-    fn store_out(&mut self, a: Option<Node<'_>>, l: Loc, flow: &mut Flow, handle: bool) {
+    fn store_out(&mut self, a: Option<Node<'t>>, l: Loc, flow: &mut Flow, handle: bool) {
         let Some(a) = a else { return };
         let name = if let Some(var) = out_var(a, self.src) {
-            flow.vars.insert(var.clone(), LocSet::single(l));
+            // A member named bare in a method (`cudaMalloc(&d_, n)`): `this`'s field.
+            match self.member_objects(&var, flow) {
+                Some(objs) => self.store_field(&objs, &var, &LocSet::single(l), flow),
+                None => {
+                    flow.vars.insert(var.clone(), LocSet::single(l));
+                }
+            }
             var
         } else if let Some((objs, field)) = self.out_field(a, flow) {
             self.store_field(&objs, &field, &LocSet::single(l), flow);
@@ -504,7 +663,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     /// `s.f = v`, `s->f = v`, `a[i] = v`: what the field or element now holds.
-    fn store_through(&mut self, left: Node<'_>, value: &LocSet, flow: &mut Flow) {
+    fn store_through(&mut self, left: Node<'t>, value: &LocSet, flow: &mut Flow) {
         match left.kind() {
             "field_expression" => {
                 let arrow = self.is_arrow(left);
@@ -528,7 +687,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     /// The objects `a` may be in a field access `a.f` (`arrow`: `a->f`).
-    fn object_of(&mut self, a: Node<'_>, arrow: bool, flow: &mut Flow) -> LocSet {
+    fn object_of(&mut self, a: Node<'t>, arrow: bool, flow: &mut Flow) -> LocSet {
         if arrow {
             return self.expr(a, flow, false);
         }
@@ -537,8 +696,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 let name = self.text(a);
                 match flow.objects.get(name) {
                     Some(&o) => LocSet::single(o),
-                    // A reference parameter of a helper: bound to the caller's object.
-                    None => flow.vars.get(name).cloned().unwrap_or_default(),
+                    None => match self.member_objects(name, flow) {
+                        // A member object named bare in a method (`buf_.data()`).
+                        Some(this) => self.member_object(&this, name, a, flow),
+                        // A reference parameter of a helper: bound to the caller's object.
+                        None => flow.vars.get(name).cloned().unwrap_or_default(),
+                    },
                 }
             }
             // `(*p).f`, `p[i].f`: the object `p` points to.
@@ -608,7 +771,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
 
     /// Where an out-parameter (`&s.d_buf`, `&this->d`, `&rows[i]`, through casts) stores: the
     /// objects and the field. `None` for a plain variable or what is not known.
-    fn out_field(&mut self, a: Node<'_>, flow: &mut Flow) -> Option<(LocSet, String)> {
+    fn out_field(&mut self, a: Node<'t>, flow: &mut Flow) -> Option<(LocSet, String)> {
         let mut cur = a;
         for _ in 0..8 {
             match cur.kind() {
@@ -668,13 +831,15 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
     }
 
-    /// Runs the file's own function `def` in the caller's state, its parameters bound to
-    /// `args`; what it returns.
-    fn inline(
+    /// Runs the file's own function `def` (a method on `this`, a lambda) in the caller's
+    /// state, its parameters bound to `args`; what it returns.
+    #[allow(clippy::too_many_arguments)]
+    fn inline_method(
         &mut self,
         call: u32,
         name: &'s str,
         def: Node<'t>,
+        this: Option<LocSet>,
         args: &[LocSet],
         texts: &[String],
         flow: &mut Flow,
@@ -706,6 +871,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.inlined.push(name);
         self.call_sites.push(call);
         self.returns.push((None, LocSet::new()));
+        if let Some(this) = this {
+            flow.vars.insert("this".into(), this);
+            self.run_initializers(def, flow);
+        }
         self.statement(body, flow);
         let (returned, ret) = self.returns.pop().unwrap_or_default();
         self.call_sites.pop();
@@ -720,11 +889,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         ret
     }
 
-    fn text(&self, n: Node<'_>) -> &'s str {
+    fn text(&self, n: Node<'t>) -> &'s str {
         n.utf8_text(self.src.as_bytes()).unwrap_or("")
     }
 
-    fn site(&self, n: Node<'_>) -> Site {
+    fn site(&self, n: Node<'t>) -> Site {
         Site {
             file: self.file,
             start: n.start_byte() as u32,
@@ -734,7 +903,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
 
     /// `__global__` and `__device__` functions run on the device (`__host__ __device__` ones are
     /// not analysed either: the device side dominates them).
-    fn is_device_code(&self, f: Node<'_>) -> bool {
+    fn is_device_code(&self, f: Node<'t>) -> bool {
         let head_end = f.field("body").map_or(f.end_byte(), |b| b.start_byte());
         let head = &self.src[f.start_byte()..head_end.max(f.start_byte())];
         head.contains("__global__") || head.contains("__device__")
@@ -762,7 +931,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// The location made at `site` (the same one each time a loop passes it).
     fn loc_at(
         &mut self,
-        n: Node<'_>,
+        n: Node<'t>,
         what: &'static str,
         kind: Option<MemKind>,
         name: Option<String>,
@@ -778,7 +947,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         l
     }
 
-    fn emit(&mut self, at: Node<'_>, event: Event<'_, Site>, flow: &Flow) {
+    fn emit(&mut self, at: Node<'t>, event: Event<'_, Site>, flow: &Flow) {
         let span = self.site(at);
         let mut found = Vec::new();
         {
@@ -803,7 +972,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
 
     // ---- statements ----
 
-    fn statement(&mut self, n: Node<'_>, flow: &mut Flow) {
+    fn statement(&mut self, n: Node<'t>, flow: &mut Flow) {
         // Not in this build (`#ifdef NOT_DEFINED ... #endif`): not run.
         if flow.dead || self.excluded.contains(n.start_byte()) {
             return;
@@ -838,6 +1007,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         }
                     }
                     parts = merge_parts(next);
+                }
+                // The block's objects end, last made first.
+                if n.kind() == "compound_statement" {
+                    for part in &mut parts {
+                        if !part.dead {
+                            self.end_block_objects(n, None, None, n, part);
+                        }
+                    }
                 }
                 *flow = join_parts(parts);
             }
@@ -887,6 +1064,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     Some(e) => self.expr(e, flow, false),
                     None => LocSet::new(),
                 };
+                // The objects of the blocks it leaves end (not one it returns).
+                let keep = n
+                    .named_child(0)
+                    .filter(|e| e.kind() == "identifier")
+                    .map(|e| self.text(e));
+                self.end_objects_on_return(n, keep, flow);
                 // Returning from a function run inline: the caller goes on from here.
                 if let Some((returned, ret)) = self.returns.last_mut() {
                     ret.union_with(&value);
@@ -920,7 +1103,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
 
     /// An `if` or a `switch` on a plain variable, run on one partition: the way its facts say, or
     /// split into a partition per way, each knowing which it took. `None`: not such a branch.
-    fn branch(&mut self, n: Node<'_>, flow: &mut Flow) -> Option<Vec<Flow>> {
+    fn branch(&mut self, n: Node<'t>, flow: &mut Flow) -> Option<Vec<Flow>> {
         match n.kind() {
             "switch_statement" => Some(self.switch_parts(n, flow)),
             "if_statement" => {
@@ -979,7 +1162,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     /// Whether a condition holds, when the facts say (`a && b`, `a || !b`, simple tests).
-    fn decide(&self, cond: Node<'_>, facts: &BTreeMap<String, Fact>, depth: u32) -> Option<bool> {
+    fn decide(&self, cond: Node<'t>, facts: &BTreeMap<String, Fact>, depth: u32) -> Option<bool> {
         if depth > 16 {
             return None;
         }
@@ -1018,7 +1201,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     /// The variable a condition tests, when it is that simple.
-    fn test(&self, cond: Node<'_>) -> Option<Test> {
+    fn test(&self, cond: Node<'t>) -> Option<Test> {
         let mut e = cond;
         for _ in 0..4 {
             match e.kind() {
@@ -1066,14 +1249,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
 
     /// `switch`: each case from the state before it (a case that falls through to the next one
     /// is taken as the next one's path), joined; without a `default`, the path that matches none.
-    fn switch(&mut self, n: Node<'_>, flow: &mut Flow) {
+    fn switch(&mut self, n: Node<'t>, flow: &mut Flow) {
         let parts = self.switch_parts(n, flow);
         *flow = join_parts(parts);
     }
 
     /// The paths through a `switch`, one per case taken (and one for no case, without a
     /// `default`), each knowing the case it took.
-    fn switch_parts(&mut self, n: Node<'_>, flow: &mut Flow) -> Vec<Flow> {
+    fn switch_parts(&mut self, n: Node<'t>, flow: &mut Flow) -> Vec<Flow> {
         if let Some(c) = n.field("condition") {
             self.expr(c, flow, false);
         }
@@ -1138,7 +1321,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         out
     }
 
-    fn looped(&mut self, n: Node<'_>, flow: &mut Flow) {
+    fn looped(&mut self, n: Node<'t>, flow: &mut Flow) {
         if let Some(init) = n.field("initializer") {
             if is_statement(init.kind()) {
                 self.statement(init, flow);
@@ -1199,8 +1382,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
     }
 
-    fn declaration(&mut self, n: Node<'_>, flow: &mut Flow) {
-        let ty = n.field("type").map(|t| self.text(t)).unwrap_or("");
+    fn declaration(&mut self, n: Node<'t>, flow: &mut Flow) {
+        let written_ty = n.field("type").map(|t| self.text(t)).unwrap_or("");
+        let ty = self.classes.resolve(written_ty);
         let mut c = n.walk();
         let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
         for d in decls {
@@ -1215,6 +1399,74 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             };
             let is_array = contains_kind(declarator, "array_declarator");
             let is_pointer = contains_kind(declarator, "pointer_declarator");
+            let is_reference = contains_kind(declarator, "reference_declarator");
+            self.var_types.insert(
+                name.clone(),
+                (written_ty, array_lengths(declarator, self.src), is_pointer),
+            );
+            if let Some(v) = value
+                && v.kind() == "lambda_expression"
+            {
+                self.lambdas.insert(self.text(declarator), v);
+            }
+            // An object of a class the file defines: made, its constructor run on it.
+            if !is_pointer
+                && !is_reference
+                && !is_array
+                && let Some(class) = self.class_of_type(ty)
+                && value.is_none_or(|v| !self.calls_own_function(v))
+            {
+                let args: Vec<Node<'t>> = match value {
+                    // `Foo f(a, b);`, which the parser reads as a function's declaration.
+                    None if declarator.kind() == "function_declarator" => objects::argument_nodes(declarator),
+                    None => Vec::new(),
+                    Some(v) if matches!(v.kind(), "argument_list" | "initializer_list") => objects::argument_nodes(v),
+                    // `Foo f = Foo(a, b);`
+                    Some(v)
+                        if v.kind() == "call_expression"
+                            && v.field("function")
+                                .is_some_and(|f| self.class_of_type(self.text(f)) == Some(class)) =>
+                    {
+                        v.field("arguments").map(objects::argument_nodes).unwrap_or_default()
+                    }
+                    Some(v) => {
+                        // A copy of another object: that object.
+                        let vals = self.expr(v, flow, false);
+                        if v.kind() == "identifier"
+                            && let Some(&o) = flow.objects.get(self.text(v))
+                        {
+                            flow.objects.insert(name.clone(), o);
+                            flow.vars.insert(name, LocSet::new());
+                            continue;
+                        }
+                        let _ = vals;
+                        Vec::new()
+                    }
+                };
+                let o = self.loc_at(declarator, "object", Some(MemKind::Pageable), Some(name.clone()), false);
+                self.construct(declarator, class, o, &args, flow, 0);
+                flow.objects.insert(name.clone(), o);
+                flow.vars.insert(name, LocSet::new());
+                continue;
+            }
+            // A smart pointer made over a pointer: its deleter is checked against it.
+            let smart_args = match value {
+                Some(v) if matches!(v.kind(), "argument_list" | "initializer_list") => Some(objects::argument_nodes(v)),
+                // `std::unique_ptr<float[]> p(raw);`, read by the parser as a function's declaration.
+                None if declarator.kind() == "function_declarator" => Some(objects::argument_nodes(declarator)),
+                _ => None,
+            };
+            if !is_pointer
+                && objects::smart_pointer(ty).is_some()
+                && let Some(args) = smart_args
+            {
+                self.smart_pointer_made(ty, &args, flow);
+                let held = args.first().map(|a| self.expr(*a, flow, false)).unwrap_or_default();
+                self.name_new(&held, &name);
+                flow.objects.remove(&name);
+                flow.vars.insert(name, held);
+                continue;
+            }
             let container = (!is_pointer).then(|| container_kind(ty)).flatten();
             let target = if is_array || container.is_some() {
                 // Memory the variable is: a stack array, a `std::vector`'s buffer, a
@@ -1284,13 +1536,13 @@ impl<'s, 't> FileAnalysis<'s, 't> {
 
     /// Whether a loop body calls a function that waits for the device (a stream, an event or
     /// the device synchronized), directly: not inside a nested branch.
-    fn waits_inside(&self, body: Node<'_>) -> bool {
+    fn waits_inside(&self, body: Node<'t>) -> bool {
         self.waits_within(body, 0)
     }
 
     /// [`Self::waits_inside`], looking into the file's functions it calls, `depth` of them deep
     /// (bounded by `MAX_INLINE`).
-    fn waits_within(&self, body: Node<'_>, depth: usize) -> bool {
+    fn waits_within(&self, body: Node<'t>, depth: usize) -> bool {
         let is_wait = |e: &Effect| matches!(e, Effect::SyncStream(_) | Effect::SyncEvent(_) | Effect::SyncDevice);
         let mut stack = vec![body];
         let mut seen = 0;
@@ -1336,7 +1588,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// Whether `v` is a call of one of the file's functions (its result is named after the
     /// caller's variable: one helper called three times makes one abstract memory, and each
     /// finding should name the variable the caller uses now).
-    fn calls_own_function(&self, v: Node<'_>) -> bool {
+    fn calls_own_function(&self, v: Node<'t>) -> bool {
         v.kind() == "call_expression"
             && v.field("function")
                 .is_some_and(|f| self.functions.contains_key(callee_name(f, self.src).as_str()))
@@ -1366,7 +1618,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
 
     // ---- expressions: what a pointer value may point to ----
 
-    fn expr(&mut self, n: Node<'_>, flow: &mut Flow, write: bool) -> LocSet {
+    fn expr(&mut self, n: Node<'t>, flow: &mut Flow, write: bool) -> LocSet {
         self.depth += 1;
         let out = if self.depth > MAX_DEPTH {
             self.too_deep.get_or_insert(n.start_byte());
@@ -1378,10 +1630,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         out
     }
 
-    fn expr_inner(&mut self, n: Node<'_>, flow: &mut Flow, write: bool) -> LocSet {
+    fn expr_inner(&mut self, n: Node<'t>, flow: &mut Flow, write: bool) -> LocSet {
         match n.kind() {
             "this" => flow.vars.get("this").cloned().unwrap_or_default(),
-            "identifier" => match flow.vars.get(self.text(n)) {
+            // `type_identifier`: an argument of `Foo f(a, b);`, which the parser reads as a type.
+            "identifier" | "type_identifier" => match flow.vars.get(self.text(n)) {
                 Some(v) => v.clone(),
                 // A member named bare in a method: `this`'s field.
                 None => match flow.vars.get("this").cloned() {
@@ -1499,7 +1752,18 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     }
                 }
                 if let Some(left) = n.field("left") {
-                    if left.kind() == "identifier" {
+                    // A member named bare in a method (`d_ = p;`): `this`'s field.
+                    let member = (left.kind() == "identifier")
+                        .then(|| self.member_objects(self.text(left), flow))
+                        .flatten();
+                    if let Some(objs) = member {
+                        let name = self.text(left).to_string();
+                        let op = n.field("operator").map(|o| self.text(o)).unwrap_or("=");
+                        if op == "=" {
+                            self.name_new(&right, &name);
+                            self.store_field(&objs, &name, &right, flow);
+                        }
+                    } else if left.kind() == "identifier" {
                         let name = self.text(left).to_string();
                         if n.field("right").is_some_and(|r| self.calls_own_function(r)) {
                             self.rename(&right, &name);
@@ -1544,6 +1808,19 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
             "call_expression" => self.call(n, flow),
             "new_expression" => {
+                // `new Foo(args)` of a class the file defines: an object, constructed.
+                if let Some(ty) = n.field("type")
+                    && let Some(class) = self.class_of_type(self.text(ty))
+                    && n.field("declarator").is_none()
+                {
+                    let args = n.field("arguments").map(objects::argument_nodes).unwrap_or_default();
+                    let o = self.new_object(n, class, &args, flow);
+                    for l in o.iter() {
+                        self.locs[l.0 as usize].allocated = true;
+                        self.locs[l.0 as usize].allocator = Some(cuda_lint_machine::Allocator::CppNew);
+                    }
+                    return o;
+                }
                 let l = self.loc_at(n, "new", Some(MemKind::Pageable), None, true);
                 self.locs[l.0 as usize].allocator = Some(cuda_lint_machine::Allocator::CppNew);
                 LocSet::single(l)
@@ -1553,6 +1830,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 let targets: Vec<Node> = n.named_children(&mut c).collect();
                 for t in targets {
                     let v = self.expr(t, flow, false);
+                    // An object of the file's classes: its destructor runs first.
+                    for o in v.iter() {
+                        if self.object_class.contains_key(&o) {
+                            self.destroy(n, o, flow, 0);
+                        }
+                    }
                     let mem = self.memory(&v);
                     if !mem.is_empty() && !v.contains(self.unknown) {
                         self.emit(
@@ -1606,7 +1889,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
 
     /// `&x`: the address of variable `x`'s memory when `x` is memory (an array), or of what
     /// `x[i]` is part of.
-    fn address_of(&mut self, a: Node<'_>, flow: &mut Flow) -> LocSet {
+    fn address_of(&mut self, a: Node<'t>, flow: &mut Flow) -> LocSet {
         // Whatever was known of the variable, its address lets a callee change it.
         if a.kind() == "identifier" {
             flow.facts.remove(self.text(a));
@@ -1633,6 +1916,13 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 .get(self.text(a))
                 .map(|o| LocSet::single(*o))
                 .unwrap_or_default(),
+            // `&count_` of a member in a method: inside `this`'s object.
+            "identifier" if self.member_objects(self.text(a), flow).is_some() => self
+                .member_objects(self.text(a), flow)
+                .unwrap_or_default()
+                .iter()
+                .filter(|l| self.locs[l.0 as usize].kind == Some(MemKind::Pageable))
+                .collect(),
             "identifier" => {
                 let v = flow.vars.get(self.text(a)).cloned().unwrap_or_default();
                 // Only an array's own memory: `&p` of a pointer is the variable, not its target.
@@ -1660,7 +1950,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         vals.iter().filter(|l| self.locs[l.0 as usize].kind.is_some()).collect()
     }
 
-    fn access(&mut self, at: Node<'_>, target: &LocSet, write: bool, flow: &Flow) {
+    fn access(&mut self, at: Node<'t>, target: &LocSet, write: bool, flow: &Flow) {
         let mut mem = self.memory(target);
         mem.retain(|l| !self.locs[l.0 as usize].copies_on_access);
         if mem.is_empty() {
@@ -1670,7 +1960,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.emit(at, Event::HostAccess { regions: &mem, access }, flow);
     }
 
-    fn call(&mut self, n: Node<'_>, flow: &mut Flow) -> LocSet {
+    fn call(&mut self, n: Node<'t>, flow: &mut Flow) -> LocSet {
         let func = n.field("function");
         let args: Vec<Node> = match n.field("arguments") {
             Some(list) => {
@@ -1727,6 +2017,18 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         if let Some(out) = self.launch_through_api(n, &name, &args, flow) {
             return out;
         }
+        // A method of the file's classes, run on its object.
+        if let Some(f) = func
+            && let Some(out) = self.method_call(n, f, &args, flow)
+        {
+            return out;
+        }
+        // `std::make_unique<Foo>(args)`, `Foo(args)`, `std::shared_ptr<T>(raw, deleter)`.
+        if let Some(f) = func
+            && let Some(out) = self.made_by_call(n, f, &name, &args, flow)
+        {
+            return out;
+        }
         // `v.data()`, `v.size()`: what the object is.
         if let Some(f) = func
             && f.kind() == "field_expression"
@@ -1764,7 +2066,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 && self.within_budget(n)
             {
                 let texts: Vec<String> = args.iter().map(|a| self.argument_text(*a)).collect();
-                return self.inline(n.start_byte() as u32, fname, def, &vals, &texts, flow);
+                return self.inline_method(n.start_byte() as u32, fname, def, None, &vals, &texts, flow);
             }
             return LocSet::new();
         };
@@ -1772,7 +2074,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     /// The effects `cuda-lint.toml` gives the function called as `f`, if any.
-    fn configured_effects(&self, f: Node<'_>) -> Option<Vec<Effect>> {
+    fn configured_effects(&self, f: Node<'t>) -> Option<Vec<Effect>> {
         let written = match f.kind() {
             "field_expression" => f.field("field").map(|n| self.text(n).to_string()),
             "template_function" => f.field("name").map(|n| self.text(n).to_string()),
@@ -1788,9 +2090,37 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     /// Applies a called function's effects to its arguments; returns what it returns.
-    fn apply(&mut self, n: Node<'_>, effects: &[Effect], args: &[Node<'_>], flow: &mut Flow) -> LocSet {
+    fn apply(&mut self, n: Node<'t>, effects: &[Effect], args: &[Node<'t>], flow: &mut Flow) -> LocSet {
         let vals: Vec<LocSet> = args.iter().map(|a| self.expr(*a, flow, false)).collect();
+        self.apply_values(n, effects, args, &vals, flow)
+    }
+
+    /// [`Self::apply`] with the arguments' values known (`vals`).
+    fn apply_values(
+        &mut self,
+        n: Node<'t>,
+        effects: &[Effect],
+        args: &[Node<'t>],
+        vals: &[LocSet],
+        flow: &mut Flow,
+    ) -> LocSet {
         let arg = |i: usize| vals.get(i).cloned().unwrap_or_default();
+        // A deleter checked where a smart pointer takes the memory: which allocator its
+        // release is for, nothing else.
+        if self.checking_release {
+            for e in effects {
+                let (mem, by) = match *e {
+                    Effect::Free { mem, by, .. } => (mem, by),
+                    Effect::FreeOnStream { mem, .. } => (mem, cuda_lint_machine::Allocator::Device),
+                    _ => continue,
+                };
+                let m = self.memory(&arg(mem));
+                if !m.is_empty() && !arg(mem).contains(self.unknown) {
+                    self.emit(n, Event::Dealloc { regions: &m, by }, flow);
+                }
+            }
+            return LocSet::new();
+        }
         let mut ret = LocSet::new();
         for e in effects {
             match *e {
@@ -1897,7 +2227,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                             let bytes = (dst == 0 && src == 1)
                                 .then(|| args.get(2))
                                 .flatten()
-                                .and_then(|c| const_bytes(self.text(*c)));
+                                .and_then(|c| self.byte_count(self.text(*c)));
                             self.emit(
                                 n,
                                 Event::AsyncCopy {
@@ -2131,7 +2461,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
 
     /// The streams an argument names: `0`/`NULL`/`cudaStreamLegacy` is the legacy stream; a
     /// stream the analysis did not see created is not known (empty: any stream).
-    fn streams_of(&self, arg: Option<Node<'_>>, vals: &LocSet) -> LocSet {
+    fn streams_of(&self, arg: Option<Node<'t>>, vals: &LocSet) -> LocSet {
         match arg {
             None => LocSet::single(self.legacy),
             Some(a) if is_null(self.text(a)) || self.text(a).contains("cudaStreamLegacy") => {
@@ -2144,7 +2474,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     #[allow(clippy::too_many_arguments)]
     fn enqueue(
         &mut self,
-        n: Node<'_>,
+        n: Node<'t>,
         kind: OpKind,
         streams: &LocSet,
         reads: &LocSet,
@@ -2179,7 +2509,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         Some(op)
     }
 
-    fn launch(&mut self, n: Node<'_>, name: &str, config: Node<'_>, args: &[Node<'_>], flow: &mut Flow) -> LocSet {
+    fn launch(&mut self, n: Node<'t>, name: &str, config: Node<'t>, args: &[Node<'t>], flow: &mut Flow) -> LocSet {
         let mut c = config.walk();
         let conf: Vec<Node> = config.named_children(&mut c).collect();
         for x in &conf {
@@ -2194,7 +2524,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// `cudaLaunchKernel((void*)k, grid, block, args, shmem, stream)` (and
     /// `cudaLaunchCooperativeKernel`): a launch of `k` whose arguments are the variables the
     /// `void* args[] = {&a, &b}` array of the function lists. `None`: not such a call.
-    fn launch_through_api(&mut self, n: Node<'_>, name: &str, args: &[Node<'_>], flow: &mut Flow) -> Option<LocSet> {
+    fn launch_through_api(&mut self, n: Node<'t>, name: &str, args: &[Node<'t>], flow: &mut Flow) -> Option<LocSet> {
         // `cudaLaunchKernelEx(&config, kernel, a, b, ...)`: the arguments as written, the stream
         // in the configuration's `stream` field.
         if name == "cudaLaunchKernelEx" && args.len() >= 2 {
@@ -2264,12 +2594,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     /// Whether a field expression is `p->f` (else `s.f`).
-    fn is_arrow(&self, field_expression: Node<'_>) -> bool {
+    fn is_arrow(&self, field_expression: Node<'t>) -> bool {
         field_expression.field("operator").is_some_and(|o| self.text(o) == "->")
     }
 
     /// The streams a launch's stream argument names (none given: the legacy default stream).
-    fn launch_streams(&mut self, stream_arg: Option<Node<'_>>, flow: &mut Flow) -> LocSet {
+    fn launch_streams(&mut self, stream_arg: Option<Node<'t>>, flow: &mut Flow) -> LocSet {
         match stream_arg {
             Some(s) => {
                 let v = self.expr(s, flow, false);
@@ -2280,13 +2610,13 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     /// The memory an argument points to.
-    fn memory_of(&mut self, a: Node<'_>, flow: &mut Flow) -> LocSet {
+    fn memory_of(&mut self, a: Node<'t>, flow: &mut Flow) -> LocSet {
         let v = self.expr(a, flow, false);
         self.memory(&v)
     }
 
     /// `&x` of a local object (a launch configuration): its location.
-    fn address_of_object(&mut self, x: Node<'_>, flow: &mut Flow) -> LocSet {
+    fn address_of_object(&mut self, x: Node<'t>, flow: &mut Flow) -> LocSet {
         match x.kind() {
             "identifier" => flow
                 .objects
@@ -2328,7 +2658,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
 
     fn launch_with(
         &mut self,
-        n: Node<'_>,
+        n: Node<'t>,
         name: &str,
         slots: Vec<LocSet>,
         streams: LocSet,
@@ -2535,6 +2865,29 @@ fn is_host_object_type(ty: &str) -> bool {
         || t.contains('<'))
 }
 
+/// The lengths of an array declarator as written, outermost first (`a[N][4]`: `N`, `4`).
+pub(crate) fn array_lengths<'s>(d: Node<'_>, src: &'s str) -> Vec<&'s str> {
+    let mut out = Vec::new();
+    let mut cur = Some(d);
+    for _ in 0..8 {
+        let Some(n) = cur else { break };
+        match n.kind() {
+            "array_declarator" => {
+                if let Some(size) = n.field("size") {
+                    out.push(&src[size.start_byte()..size.end_byte()]);
+                } else {
+                    out.push("?");
+                }
+                cur = n.field("declarator");
+            }
+            "init_declarator" => cur = n.field("declarator"),
+            _ => break,
+        }
+    }
+    out.reverse();
+    out
+}
+
 fn out_var(n: Node<'_>, src: &str) -> Option<String> {
     let mut cur = n;
     for _ in 0..8 {
@@ -2547,6 +2900,14 @@ fn out_var(n: Node<'_>, src: &str) -> Option<String> {
             }
             "cast_expression" => cur = cur.field("value")?,
             "parenthesized_expression" => cur = cur.named_child(0)?,
+            // `reinterpret_cast<void**>(&p)`
+            "call_expression"
+                if cur
+                    .field("function")
+                    .is_some_and(|f| callee_name(f, src).ends_with("_cast")) =>
+            {
+                cur = cur.field("arguments")?.named_child(0)?;
+            }
             _ => return None,
         }
     }
@@ -2672,10 +3033,17 @@ impl Describe<Site> for Describer<'_, '_, '_> {
     }
 }
 
+/// [`const_bytes_with`] with no names known.
+#[cfg(test)]
+fn const_bytes(text: &str) -> Option<u64> {
+    const_bytes_with(text, &|_| None)
+}
+
 /// The value of a byte count written as a constant: integer literals, `sizeof` of a scalar
-/// type, `*`, `+` and `<<`, parentheses (`4 * sizeof(float)`, `1 << 20`). `None` for anything
-/// else (a variable, `sizeof` of an expression or a user type).
-pub(crate) fn const_bytes(text: &str) -> Option<u64> {
+/// type, `*`, `+` and `<<`, parentheses (`4 * sizeof(float)`, `1 << 20`); `resolve` gives what
+/// a name or a `sizeof(..)` of something other than a scalar type is (`kClasses`,
+/// `sizeof(params)`). `None` when a part is not known.
+pub(crate) fn const_bytes_with(text: &str, resolve: &dyn Fn(&str) -> Option<u64>) -> Option<u64> {
     const SCALARS: &[(&str, u64)] = &[
         ("char", 1),
         ("unsigned char", 1),
@@ -2704,7 +3072,7 @@ pub(crate) fn const_bytes(text: &str) -> Option<u64> {
         ("size_t", 8),
         ("double", 8),
     ];
-    fn sum(s: &str) -> Option<u64> {
+    fn sum(s: &str, r: &dyn Fn(&str) -> Option<u64>) -> Option<u64> {
         let (mut depth, mut at) = (0i32, None);
         for (i, c) in s.char_indices() {
             match c {
@@ -2716,31 +3084,37 @@ pub(crate) fn const_bytes(text: &str) -> Option<u64> {
             }
         }
         match at {
-            Some((i, 1)) => sum(&s[..i])?.checked_add(sum(&s[i + 1..])?),
-            Some((i, _)) => sum(&s[..i])?.checked_shl(u32::try_from(sum(&s[i + 2..])?).ok()?),
-            None => product(s),
+            Some((i, 1)) => sum(&s[..i], r)?.checked_add(sum(&s[i + 1..], r)?),
+            Some((i, _)) => sum(&s[..i], r)?.checked_shl(u32::try_from(sum(&s[i + 2..], r)?).ok()?),
+            None => product(s, r),
         }
     }
-    fn product(s: &str) -> Option<u64> {
+    fn product(s: &str, r: &dyn Fn(&str) -> Option<u64>) -> Option<u64> {
         let mut depth = 0i32;
         for (i, c) in s.char_indices() {
             match c {
                 '(' => depth += 1,
                 ')' => depth -= 1,
-                '*' if depth == 0 => return product(&s[..i])?.checked_mul(product(&s[i + 1..])?),
+                '*' if depth == 0 && i > 0 => return product(&s[..i], r)?.checked_mul(product(&s[i + 1..], r)?),
                 _ => {}
             }
         }
-        atom(s.trim())
+        atom(s.trim(), r)
     }
-    fn atom(s: &str) -> Option<u64> {
+    fn atom(s: &str, r: &dyn Fn(&str) -> Option<u64>) -> Option<u64> {
         if let Some(inner) = s.strip_prefix("sizeof") {
             let inner = inner.trim().strip_prefix('(')?.strip_suffix(')')?.trim();
             let inner = inner.split_whitespace().collect::<Vec<_>>().join(" ");
-            return SCALARS.iter().find(|(n, _)| *n == inner).map(|&(_, b)| b);
+            return match SCALARS.iter().find(|(n, _)| *n == inner) {
+                Some(&(_, b)) => Some(b),
+                None => r(s),
+            };
         }
         if let Some(inner) = s.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
-            return sum(inner);
+            return sum(inner, r);
+        }
+        if s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == ':') {
+            return r(s);
         }
         let digits = s.trim_end_matches(['u', 'U', 'l', 'L']);
         match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
@@ -2751,7 +3125,7 @@ pub(crate) fn const_bytes(text: &str) -> Option<u64> {
     if text.len() > 200 {
         return None;
     }
-    sum(text)
+    sum(text, resolve)
 }
 
 #[cfg(test)]
@@ -2769,6 +3143,17 @@ mod const_bytes_tests {
         assert_eq!(const_bytes("n * sizeof(float)"), None);
         assert_eq!(const_bytes("sizeof(h_data)"), None);
         assert_eq!(const_bytes("sizeof(Params)"), None);
+        // Names and `sizeof` of what the file declares, as the resolver says.
+        let resolve = |s: &str| match s {
+            "kTaps" => Some(16),
+            "sizeof(params)" => Some(24),
+            _ => None,
+        };
+        assert_eq!(super::const_bytes_with("kTaps * sizeof(float)", &resolve), Some(64));
+        assert_eq!(super::const_bytes_with("sizeof(params)", &resolve), Some(24));
+        assert_eq!(super::const_bytes_with("n * sizeof(float)", &resolve), None);
+        // A dereference is not a product.
+        assert_eq!(super::const_bytes_with("*count", &resolve), None);
         assert_eq!(const_bytes("bytes"), None);
     }
 }

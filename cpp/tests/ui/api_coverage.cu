@@ -3,6 +3,7 @@
 #include <cstring>
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <vector>
 
 __device__ float table[256];
 __constant__ float coeffs[16];
@@ -61,10 +62,8 @@ void ok_pinned_2d_copy(int w, int h, cudaStream_t s) {
     cudaStreamSynchronize(s);
 }
 
-void fires_pageable_symbol_upload(cudaStream_t s) {
-    float host[16];
-    for (int i = 0; i < 16; i++) host[i] = i;
-    cudaMemcpyToSymbolAsync(coeffs, host, sizeof(host), 0, cudaMemcpyHostToDevice, s); //~ pageable_async_copy
+void fires_pageable_symbol_upload(const std::vector<float>& host, cudaStream_t s) {
+    cudaMemcpyToSymbolAsync(coeffs, host.data(), host.size() * sizeof(float), 0, cudaMemcpyHostToDevice, s); //~ pageable_async_copy
     cudaStreamSynchronize(s);
 }
 

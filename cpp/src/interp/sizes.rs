@@ -1,0 +1,154 @@
+//! Byte counts the source fixes: `kClasses * sizeof(float)` with `constexpr int kClasses = 256`,
+//! `sizeof(params)` of a local struct, `sizeof(table)` of an array of known length. A copy
+//! known to be small is not `pageable_async_copy`'s (see LINTS.md).
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use super::{FieldExt, FileAnalysis, const_bytes_with};
+
+/// How deep named constants and nested structs are followed.
+const MAX_SIZE_DEPTH: u32 = 6;
+
+/// The named integer constants of a file: `constexpr`/`const` variables with an initializer,
+/// object-like `#define`s, enumerators with a value. By name, the value's text.
+pub(super) fn constants<'s>(root: Node<'_>, src: &'s str) -> HashMap<&'s str, &'s str> {
+    let text = |n: Node<'_>| -> &'s str { &src[n.start_byte()..n.end_byte()] };
+    let mut out = HashMap::new();
+    let mut stack = vec![root];
+    let mut steps = 0usize;
+    while let Some(n) = stack.pop() {
+        steps += 1;
+        if steps > 2_000_000 {
+            break;
+        }
+        match n.kind() {
+            "declaration" | "field_declaration" => {
+                let head = text(n).split('=').next().unwrap_or("");
+                let constant = head.split_whitespace().any(|w| matches!(w, "const" | "constexpr"));
+                if constant {
+                    let mut c = n.walk();
+                    for d in n.children_by_field_name("declarator", &mut c) {
+                        if let (Some(name), Some(value)) = (d.field("declarator"), d.field("value"))
+                            && name.kind() == "identifier"
+                        {
+                            out.insert(text(name), text(value));
+                        }
+                    }
+                    if let (Some(d), Some(v)) = (n.field("declarator"), n.field("default_value")) {
+                        out.insert(text(d), text(v));
+                    }
+                }
+                continue;
+            }
+            "preproc_def" => {
+                if let (Some(name), Some(value)) = (n.field("name"), n.field("value")) {
+                    out.insert(text(name), text(value).trim());
+                }
+                continue;
+            }
+            "enumerator" => {
+                if let (Some(name), Some(value)) = (n.field("name"), n.field("value")) {
+                    out.insert(text(name), text(value));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    out
+}
+
+impl<'s, 't> FileAnalysis<'s, 't> {
+    /// The byte count an expression fixes, when the source fixes it.
+    pub(super) fn byte_count(&self, text: &str) -> Option<u64> {
+        self.byte_count_at(text, 0)
+    }
+
+    fn byte_count_at(&self, text: &str, depth: u32) -> Option<u64> {
+        if depth > MAX_SIZE_DEPTH {
+            return None;
+        }
+        const_bytes_with(text, &|atom: &str| self.size_atom(atom, depth + 1))
+    }
+
+    /// A name (`kClasses`) or a `sizeof(..)` of what the file declares.
+    fn size_atom(&self, atom: &str, depth: u32) -> Option<u64> {
+        if depth > MAX_SIZE_DEPTH {
+            return None;
+        }
+        if let Some(inner) = atom.strip_prefix("sizeof") {
+            let inner = inner.trim();
+            let inner = inner
+                .strip_prefix('(')
+                .and_then(|i| i.strip_suffix(')'))
+                .unwrap_or(inner)
+                .trim();
+            return self.size_of(inner, depth);
+        }
+        let name = atom.trim().trim_start_matches("::");
+        let name = name.rsplit("::").next().unwrap_or(name);
+        let value = self.constants.get(name)?;
+        let value = value.trim().trim_start_matches('{').trim_end_matches('}');
+        // `static_cast<size_t>(256)`, `(size_t)256`.
+        let value = value.rsplit(['(', '>']).next().unwrap_or(value).trim_end_matches(')');
+        self.byte_count_at(value, depth + 1)
+    }
+
+    /// `sizeof` of a type or a variable the file declares: a scalar, a pointer, an array of
+    /// known length, a struct (its members, each counted as at least 8 bytes: an over-estimate,
+    /// so that a copy is not taken as small when it may not be).
+    fn size_of(&self, what: &str, depth: u32) -> Option<u64> {
+        if depth > MAX_SIZE_DEPTH {
+            return None;
+        }
+        let what = what.trim();
+        if what.ends_with('*') {
+            return Some(8);
+        }
+        if let Some(b) = const_bytes_with(&format!("sizeof({what})"), &|_| None) {
+            return Some(b);
+        }
+        // `*p`, `p[0]`: what the pointer's declared type points to.
+        let deref = what.strip_prefix('*').or_else(|| what.strip_suffix("[0]"));
+        if let Some(var) = deref {
+            let (ty, dims, pointer) = self.var_types.get(var.trim())?;
+            return match (pointer, dims.as_slice()) {
+                (true, []) | (false, [_]) => self.size_of(ty, depth + 1),
+                _ => None,
+            };
+        }
+        // A variable: its declared type, times its array lengths.
+        if let Some((ty, dims, pointer)) = self.var_types.get(what) {
+            if *pointer {
+                return dims
+                    .iter()
+                    .try_fold(8u64, |n, d| n.checked_mul(self.byte_count_at(d, depth + 1)?));
+            }
+            let mut n = self.size_of(ty, depth + 1)?;
+            for d in dims {
+                n = n.checked_mul(self.byte_count_at(d, depth + 1)?)?;
+            }
+            return Some(n);
+        }
+        // A struct or class the file defines.
+        let class = self.classes.class_of(what)?;
+        let info = self.classes.by_name.get(class)?;
+        let mut total = 0u64;
+        for m in &info.members {
+            let mut one = if m.pointer || m.reference {
+                8
+            } else {
+                self.size_of(m.ty, depth + 1)?.max(8)
+            };
+            for d in &m.dims {
+                one = one.checked_mul(self.byte_count_at(d, depth + 1)?)?;
+            }
+            total = total.checked_add(one)?;
+        }
+        Some(total.max(1))
+    }
+}
