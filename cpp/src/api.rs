@@ -239,7 +239,15 @@ pub fn effects(name: &str) -> Option<&'static [Effect]> {
             kind: MANAGED,
             by: Allocator::Device,
         }],
-        "malloc" | "calloc" | "realloc" | "aligned_alloc" => &[AllocRet {
+        "malloc" | "calloc" | "realloc" | "aligned_alloc" | "memalign" | "valloc" | "pvalloc" | "_aligned_malloc" => {
+            &[AllocRet {
+                kind: PAGEABLE,
+                by: Allocator::CHeap,
+            }]
+        }
+        // `posix_memalign(&p, alignment, size)`: C heap memory, released by `free`.
+        "posix_memalign" => &[AllocOut {
+            out: 0,
             kind: PAGEABLE,
             by: Allocator::CHeap,
         }],

@@ -77,6 +77,9 @@ struct Flow {
     /// A status variable and what the call that set it started or mapped (`err =
     /// cudaMemcpyAsync(...)`): in its failure branch none of it happened.
     statuses: BTreeMap<String, Started>,
+    /// Loop variables that are references to a range's elements (`for (float*& p : ptrs)`):
+    /// the range's objects, whose elements a store to the variable changes.
+    element_refs: BTreeMap<String, LocSet>,
 }
 
 /// What one call started: work enqueued, VMM views mapped.
@@ -160,6 +163,9 @@ impl Flow {
         }
         for (k, v) in &other.fields {
             self.fields.entry(k.clone()).or_default().union_with(v);
+        }
+        for (k, v) in &other.element_refs {
+            self.element_refs.entry(k.clone()).or_default().union_with(v);
         }
         for (k, v) in &other.objects {
             self.objects.entry(k.clone()).or_insert(*v);
@@ -583,12 +589,22 @@ impl<'s, 't> FileAnalysis<'s, 't> {
 
     /// The text of an argument, a parameter of a function run inline read as the caller's
     /// argument.
+    /// A named constant or object-like macro (`STAGING_FLAGS` for `#define STAGING_FLAGS
+    /// (cudaHostAllocWriteCombined | cudaHostAllocPortable)`) is read as its value.
     fn argument_text(&self, a: Node<'t>) -> String {
         let text = self.text(a).trim();
-        match self.param_texts.last().and_then(|m| m.get(text)) {
+        let mut out = match self.param_texts.last().and_then(|m| m.get(text)) {
             Some(t) => t.clone(),
             None => text.to_string(),
+        };
+        for _ in 0..4 {
+            let is_name = !out.is_empty() && out.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':');
+            match self.constants.get(out.as_str()) {
+                Some(v) if is_name => out = v.trim().to_string(),
+                _ => break,
+            }
         }
+        out
     }
 
     fn mark(&self) -> (usize, usize) {
@@ -638,12 +654,24 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let name = if let Some(var) = out_var(a, self.src) {
             // A member named bare in a method (`cudaMalloc(&d_, n)`): `this`'s field.
             match self.member_objects(&var, flow) {
-                Some(objs) => self.store_field(&objs, &var, &LocSet::single(l), flow),
+                Some(objs) => {
+                    self.store_field(&objs, &var, &LocSet::single(l), flow);
+                    var
+                }
                 None => {
                     flow.vars.insert(var.clone(), LocSet::single(l));
+                    // `cudaMalloc(&p, n)` for `p` a reference to a range's element: named as
+                    // an element of the range (`d_act[..]`).
+                    match flow.element_refs.get(&var).cloned() {
+                        Some(range) => {
+                            self.store_field(&range, ELEMENTS, &LocSet::single(l), flow);
+                            let container = range.iter().find_map(|r| self.locs[r.0 as usize].name.clone());
+                            container.map_or(var, |c| format!("{c}[..]"))
+                        }
+                        None => var,
+                    }
                 }
             }
-            var
         } else if let Some((objs, field)) = self.out_field(a, flow) {
             self.store_field(&objs, &field, &LocSet::single(l), flow);
             let mut text = self
@@ -1329,10 +1357,25 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 self.expr(init, flow, false);
             }
         }
+        // `for (x : range)` reads the range's elements (a container's or an array's memory).
         if n.kind() == "for_range_loop"
             && let Some(r) = n.field("right")
         {
-            self.expr(r, flow, false);
+            let range = self.expr(r, flow, false);
+            self.access(r, &range, false, flow);
+            // The loop variable is each element in turn; a reference to it, the element.
+            if let Some(d) = n.field("declarator")
+                && let Some(name) = declared_name(d, self.src)
+            {
+                let elements = self.field_value(&range, ELEMENTS, flow);
+                flow.vars.insert(name.clone(), elements);
+                flow.objects.remove(&name);
+                if contains_kind(d, "reference_declarator") && !range.is_empty() {
+                    flow.element_refs.insert(name, range);
+                } else {
+                    flow.element_refs.remove(&name);
+                }
+            }
         }
         let body = n.field("body");
         let cond = n.field("condition");
@@ -1512,7 +1555,28 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         _ => None,
                     }
                 });
-            if let Some(o) = returned_object {
+            // `Shard& sh = shards[g];`, `auto& cfg = job.config;`: a reference names the object.
+            let referenced = value
+                .filter(|v| {
+                    is_reference
+                        && !is_pointer
+                        && matches!(v.kind(), "subscript_expression" | "field_expression" | "identifier")
+                })
+                .map(|v| match v.kind() {
+                    "identifier" => match flow.objects.get(self.text(v)) {
+                        Some(&o) => LocSet::single(o),
+                        None => LocSet::new(),
+                    },
+                    _ => self.object_of(v, false, flow),
+                })
+                .and_then(|objs| {
+                    let mut it = objs.iter();
+                    match (it.next(), it.next()) {
+                        (Some(o), None) => Some(o),
+                        _ => None,
+                    }
+                });
+            if let Some(o) = returned_object.or(referenced) {
                 flow.objects.insert(name.clone(), o);
             } else if !is_pointer
                 && !is_array
@@ -1784,6 +1848,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                             } else {
                                 right.clone()
                             };
+                            // `p = x` for `p` a reference to a range's element.
+                            if let Some(range) = flow.element_refs.get(&name).cloned() {
+                                self.store_field(&range, ELEMENTS, &value, flow);
+                            }
                             flow.vars.insert(name, value);
                         }
                     } else {
