@@ -15,6 +15,7 @@ use tree_sitter::Node;
 
 use crate::api::{self, ADVICE, Effect};
 
+mod globals;
 mod objects;
 mod sizes;
 
@@ -256,6 +257,9 @@ pub struct FileAnalysis<'s, 't> {
     /// The declared type and array lengths of each local variable, by name (the last
     /// declaration of a name wins): for `sizeof(x)`.
     var_types: HashMap<String, (&'s str, Vec<&'s str>, bool)>,
+    /// The variables of the file's scope ([`globals`]), and the object whose fields they are.
+    globals: HashMap<String, globals::Global<'s, 't>>,
+    globals_obj: Loc,
     /// Set while [`Self::construct_any`] runs constructors on an object nothing says of.
     constructing: u32,
 }
@@ -298,11 +302,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             constructing: 0,
             constants: HashMap::new(),
             var_types: HashMap::new(),
+            globals: HashMap::new(),
+            globals_obj: Loc(0),
         };
         let origin = Site { file, start: 0, end: 0 };
         a.legacy = a.new_loc(None, Some("the legacy default stream".into()), origin, false);
         a.machine.set_legacy(a.legacy);
         a.unknown = a.new_loc(None, None, origin, false);
+        a.globals_obj = a.new_loc(Some(MemKind::Pageable), None, origin, false);
         a
     }
 
@@ -364,6 +371,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.collect_functions(root);
         self.classes = objects::Classes::collect(root, self.src, &self.excluded);
         self.constants = sizes::constants(root, self.src);
+        self.globals = globals::collect(root, self.src, &self.excluded);
         let mut stack = vec![root];
         let mut steps = 0usize;
         // The host functions analysed, as byte ranges: the scope of a finding.
@@ -382,6 +390,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 {
                     functions.push((n.start_byte() as u32, n.end_byte() as u32));
                     let mut flow = Flow::default();
+                    self.bind_globals(&mut flow);
                     self.bind_own_parameters(n, &mut flow);
                     self.work = 0;
                     self.statement(body, &mut flow);
@@ -653,7 +662,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let Some(a) = a else { return };
         let name = if let Some(var) = out_var(a, self.src) {
             // A member named bare in a method (`cudaMalloc(&d_, n)`): `this`'s field.
-            match self.member_objects(&var, flow) {
+            match self.named_place(&var, flow) {
                 Some(objs) => {
                     self.store_field(&objs, &var, &LocSet::single(l), flow);
                     var
@@ -724,7 +733,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 let name = self.text(a);
                 match flow.objects.get(name) {
                     Some(&o) => LocSet::single(o),
-                    None => match self.member_objects(name, flow) {
+                    None => match self.named_place(name, flow) {
                         // A member object named bare in a method (`buf_.data()`).
                         Some(this) => self.member_object(&this, name, a, flow),
                         // A reference parameter of a helper: bound to the caller's object.
@@ -1700,9 +1709,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             // `type_identifier`: an argument of `Foo f(a, b);`, which the parser reads as a type.
             "identifier" | "type_identifier" => match flow.vars.get(self.text(n)) {
                 Some(v) => v.clone(),
-                // A member named bare in a method: `this`'s field.
-                None => match flow.vars.get("this").cloned() {
-                    Some(this) => self.field_value(&this, self.text(n), flow),
+                // A member named bare in a method (`this`'s field), a variable of the file.
+                None => match self.named_place(self.text(n), flow) {
+                    Some(objs) => self.field_value(&objs, self.text(n), flow),
                     None => LocSet::new(),
                 },
             },
@@ -1818,7 +1827,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 if let Some(left) = n.field("left") {
                     // A member named bare in a method (`d_ = p;`): `this`'s field.
                     let member = (left.kind() == "identifier")
-                        .then(|| self.member_objects(self.text(left), flow))
+                        .then(|| self.named_place(self.text(left), flow))
                         .flatten();
                     if let Some(objs) = member {
                         let name = self.text(left).to_string();
@@ -1985,7 +1994,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 .map(|o| LocSet::single(*o))
                 .unwrap_or_default(),
             // `&count_` of a member in a method: inside `this`'s object.
-            "identifier" if self.member_objects(self.text(a), flow).is_some() => self
+            "identifier" if self.named_place(self.text(a), flow).is_some() => self
                 .member_objects(self.text(a), flow)
                 .unwrap_or_default()
                 .iter()
@@ -2586,7 +2595,22 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let stream_arg = conf.get(3).copied();
         let streams = self.launch_streams(stream_arg, flow);
         let slots: Vec<LocSet> = args.iter().map(|a| self.memory_of(*a, flow)).collect();
-        self.launch_with(n, name, slots, streams, stream_arg, flow)
+        // A lambda given to the kernel (`kernel<<<..>>>(functor)` with `[=](int i) { d[i] = ..; }`)
+        // uses the memory it captured: read, and written where its body writes through it.
+        let mut captured = (LocSet::new(), LocSet::new());
+        for a in args {
+            let lambda = match a.kind() {
+                "lambda_expression" => Some(*a),
+                "identifier" => self.lambdas.get(self.text(*a)).copied(),
+                _ => None,
+            };
+            if let Some(l) = lambda {
+                let (r, w) = self.lambda_uses(l, flow);
+                captured.0.union_with(&r);
+                captured.1.union_with(&w);
+            }
+        }
+        self.launch_with(n, name, slots, captured, streams, stream_arg, flow)
     }
 
     /// `cudaLaunchKernel((void*)k, grid, block, args, shmem, stream)` (and
@@ -2620,7 +2644,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             } else {
                 streams
             };
-            return Some(self.launch_with(n, &kernel, slots, streams, None, flow));
+            return Some(self.launch_with(n, &kernel, slots, Default::default(), streams, None, flow));
         }
         // `cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra)`: a kernel
         // loaded from a module, whose source is not in the file.
@@ -2658,7 +2682,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 }
             })
             .collect();
-        Some(self.launch_with(n, &kernel, slots, streams, stream_arg, flow))
+        Some(self.launch_with(n, &kernel, slots, Default::default(), streams, stream_arg, flow))
     }
 
     /// Whether a field expression is `p->f` (else `s.f`).
@@ -2724,11 +2748,60 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         None
     }
 
+    /// The memory a lambda captured from the variables in scope: what its body names, and of
+    /// that what it writes through (`d[i] = ..`, `*p = ..`, `p->f = ..`).
+    fn lambda_uses(&self, lambda: Node<'t>, flow: &Flow) -> (LocSet, LocSet) {
+        let (mut reads, mut writes) = (LocSet::new(), LocSet::new());
+        let Some(body) = lambda.field("body") else {
+            return (reads, writes);
+        };
+        let mut stack = vec![body];
+        let mut seen = 0;
+        while let Some(x) = stack.pop() {
+            seen += 1;
+            if seen > 10_000 {
+                break;
+            }
+            if x.kind() == "identifier"
+                && let Some(v) = flow.vars.get(self.text(x))
+            {
+                let mem = self.memory(v);
+                reads.union_with(&mem);
+                // Written: the root of an assignment's left side.
+                let mut up = x;
+                while let Some(p) = up.parent() {
+                    match p.kind() {
+                        "subscript_expression"
+                        | "pointer_expression"
+                        | "field_expression"
+                        | "parenthesized_expression"
+                            if p.named_child(0) == Some(up) || p.field("argument") == Some(up) =>
+                        {
+                            up = p;
+                        }
+                        "assignment_expression" | "update_expression"
+                            if (p.field("left") == Some(up) || p.field("argument") == Some(up)) && up != x =>
+                        {
+                            writes.union_with(&mem);
+                            break;
+                        }
+                        _ => break,
+                    }
+                }
+            }
+            let mut c = x.walk();
+            stack.extend(x.named_children(&mut c));
+        }
+        (reads, writes)
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn launch_with(
         &mut self,
         n: Node<'t>,
         name: &str,
         slots: Vec<LocSet>,
+        captured: (LocSet, LocSet),
         streams: LocSet,
         stream_arg: Option<Node<'_>>,
         flow: &mut Flow,
@@ -2767,6 +2840,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 writes.union_with(s);
             }
         }
+        reads.union_with(&captured.0);
+        writes.union_with(&captured.1);
         // A kernel whose source is not in the file is taken to write every argument: assumed.
         self.launch_writes_unseen = written.is_none();
         self.enqueue(n, OpKind::Launch, &streams, &reads, &writes, stream_arg, flow);

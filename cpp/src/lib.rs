@@ -9,6 +9,7 @@
 
 pub mod api;
 pub mod config;
+pub mod grammar_text;
 pub mod interp;
 
 use std::collections::{HashMap, HashSet};
@@ -398,6 +399,9 @@ fn analyse_source(
         let problem = Problem::new(ProblemKind::NotAnalysed, None, "the CUDA grammar could not be loaded");
         return (Vec::new(), Vec::new(), vec![problem]);
     }
+    // The same bytes, what the grammar cannot read blanked: offsets are the file's.
+    let text = grammar_text::grammar_text(src);
+    let src: &str = &text;
     let Some(tree) = parser.parse(src, None) else {
         return (
             Vec::new(),

@@ -382,6 +382,13 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
     }
 
+    /// What a name that is no local or parameter names: a member of `this`, else a variable
+    /// of the file's scope. The objects whose field it is.
+    pub(super) fn named_place(&self, name: &str, flow: &Flow) -> Option<LocSet> {
+        self.member_objects(name, flow)
+            .or_else(|| self.global_objects(name, flow))
+    }
+
     /// A member object (`buf_` of type `PinnedBuffer`) of the objects `objs`: made once per
     /// object and kept as the field `name.`.
     pub(super) fn member_object(&mut self, objs: &LocSet, name: &str, at: Node<'t>, flow: &mut Flow) -> LocSet {

@@ -106,7 +106,38 @@ impl Machine {
 
     /// Enqueue: `op` starts running. (A front end reports [`crate::Event::Enqueue`] between
     /// [`Machine::add_uses`] and this, so lints see it against the work already running.)
+    ///
+    /// Work on the legacy default stream waits for the work before it on every blocking
+    /// stream, and work on a blocking stream waits for the legacy stream's work before it
+    /// (CUDA's "legacy default stream" semantics): the streams keep that as a wait, so that
+    /// synchronizing the later stream also finishes what it waited for.
     pub fn start<X: Ext>(&self, st: &mut State<X>, op: OpId) {
+        let streams = &self.op(op).streams;
+        if !streams.is_empty() {
+            let on_legacy = self.on_legacy(streams);
+            let blocking = !on_legacy && streams.iter().all(|s| !self.non_blocking.contains(s));
+            if on_legacy || blocking {
+                let mut before = OpSet::new();
+                for other in st.inflight_may.iter() {
+                    let theirs = &self.op(other).streams;
+                    let waited = if on_legacy {
+                        !theirs.is_empty() && !self.on_legacy(theirs) && self.may_block(theirs)
+                    } else {
+                        self.on_legacy(theirs)
+                    };
+                    if waited {
+                        before.insert(other);
+                        for s in theirs.iter() {
+                            if let Some(w) = st.stream_waits.get(&s) {
+                                before.union_with(w);
+                            }
+                        }
+                    }
+                }
+                before.retain(|o| o != op);
+                self.order_after(st, streams, &before);
+            }
+        }
         st.start(op);
     }
 

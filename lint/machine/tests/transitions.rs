@@ -969,3 +969,68 @@ fn synchronizing_the_legacy_stream_waits_for_every_blocking_stream_but_not_non_b
         "a non-blocking stream's work still runs"
     );
 }
+
+#[test]
+fn synchronizing_a_blocking_stream_finishes_the_legacy_work_its_own_work_waited_for() {
+    let Setup {
+        mut w,
+        host,
+        dev,
+        scratch,
+        s1,
+        s2,
+    } = setup();
+    let legacy = w.front.object("legacy");
+    w.machine.set_legacy(legacy);
+    // A kernel on the legacy stream, then one on blocking `s1`: it starts after the first.
+    let on_legacy = w.enqueue(OpKind::Launch, 10, &[legacy], &[dev], &[dev]);
+    let on_s1 = w.enqueue(OpKind::Launch, 11, &[s1], &[scratch], &[scratch]);
+    w.sync_streams(&[s1]);
+    assert!(
+        !w.may_run(on_s1) && !w.may_run(on_legacy),
+        "s1's kernel waited for the legacy one"
+    );
+    // Nothing enqueued on `s2`: waiting on it waits for nothing of the legacy stream's.
+    let later = w.enqueue(OpKind::Copy, 12, &[legacy], &[host], &[dev]);
+    w.sync_streams(&[s2]);
+    assert!(w.may_run(later) && w.must_run(later));
+}
+
+#[test]
+fn the_wait_is_transitive_through_the_legacy_stream() {
+    let Setup {
+        mut w,
+        host,
+        dev,
+        scratch,
+        s1,
+        s2,
+    } = setup();
+    let legacy = w.front.object("legacy");
+    w.machine.set_legacy(legacy);
+    // `s1`, then legacy (waits for s1), then `s2` (waits for legacy, so for s1 too).
+    let on_s1 = w.enqueue(OpKind::Launch, 10, &[s1], &[dev], &[dev]);
+    let on_legacy = w.enqueue(OpKind::Launch, 11, &[legacy], &[scratch], &[scratch]);
+    let on_s2 = w.enqueue(OpKind::Copy, 12, &[s2], &[host], &[scratch]);
+    w.sync_streams(&[s2]);
+    assert!(!w.may_run(on_s2) && !w.may_run(on_legacy) && !w.may_run(on_s1));
+}
+
+#[test]
+fn a_non_blocking_stream_does_not_wait_for_the_legacy_stream() {
+    let Setup {
+        mut w,
+        dev,
+        scratch,
+        s1,
+        ..
+    } = setup();
+    let legacy = w.front.object("legacy");
+    w.machine.set_legacy(legacy);
+    w.machine.set_non_blocking(s1);
+    let on_legacy = w.enqueue(OpKind::Launch, 10, &[legacy], &[dev], &[dev]);
+    let on_s1 = w.enqueue(OpKind::Launch, 11, &[s1], &[scratch], &[scratch]);
+    w.sync_streams(&[s1]);
+    assert!(!w.may_run(on_s1));
+    assert!(w.may_run(on_legacy) && w.must_run(on_legacy));
+}

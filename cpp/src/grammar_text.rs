@@ -1,0 +1,83 @@
+//! The source as the grammar reads it: a few CUDA spellings tree-sitter's CUDA grammar does not
+//! parse are blanked with spaces, so that every byte keeps its offset (findings, labels and
+//! `#if` arms stay where they are written). What is blanked says nothing the analysis uses:
+//!
+//! - a lambda's execution space (`[=] __host__ __device__ (int i) {..}`);
+//! - calling-convention macros, empty outside Windows (`void CUDART_CB done(void* p)`).
+
+use std::borrow::Cow;
+
+/// Calling-convention macros of the CUDA headers and Windows.
+const CALLING_CONVENTIONS: &[&str] = &["CUDART_CB", "CUDA_CB", "CUDAAPI", "CUDARTAPI", "__stdcall", "__cdecl"];
+
+/// `src` with what the grammar cannot read blanked (the same length, byte for byte).
+pub fn grammar_text(src: &str) -> Cow<'_, str> {
+    let bytes = src.as_bytes();
+    let mut blank: Vec<(usize, usize)> = Vec::new();
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b']' {
+            // `] __host__ __device__ (`: the execution spaces of a lambda.
+            let mut j = i + 1;
+            let mut spaces = Vec::new();
+            loop {
+                while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                let rest = &src[j..];
+                let word = ["__host__", "__device__"]
+                    .into_iter()
+                    .find(|w| rest.starts_with(w) && !rest.as_bytes().get(w.len()).is_some_and(|&c| is_ident(c)));
+                match word {
+                    Some(w) => {
+                        spaces.push((j, j + w.len()));
+                        j += w.len();
+                    }
+                    None => break,
+                }
+            }
+            if !spaces.is_empty() && matches!(bytes.get(j), Some(b'(' | b'{')) {
+                blank.extend(spaces);
+            }
+            i = j.max(i + 1);
+            continue;
+        }
+        if is_ident(b) && (i == 0 || !is_ident(bytes[i - 1])) {
+            let end = (i..bytes.len()).find(|&k| !is_ident(bytes[k])).unwrap_or(bytes.len());
+            if CALLING_CONVENTIONS.contains(&&src[i..end]) {
+                blank.push((i, end));
+            }
+            i = end;
+            continue;
+        }
+        i += 1;
+    }
+    if blank.is_empty() {
+        return Cow::Borrowed(src);
+    }
+    let mut out = bytes.to_vec();
+    for (a, b) in blank {
+        out[a..b].fill(b' ');
+    }
+    // Only ASCII identifiers were replaced by ASCII spaces.
+    Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| src.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grammar_text;
+
+    #[test]
+    fn blanks_lambda_execution_spaces_and_calling_conventions_keeping_offsets() {
+        let src = "auto l = [=] __host__ __device__ (int i) { d[i] = i; };\nvoid CUDART_CB done(void* p) {}\n";
+        let out = grammar_text(src);
+        assert_eq!(out.len(), src.len());
+        assert!(!out.contains("__device__") && !out.contains("CUDART_CB"));
+        assert_eq!(out.find("(int i)"), src.find("(int i)"));
+        // Elsewhere they stay: a kernel's `__device__`, an array's `]`.
+        let kept = "__device__ int f(int* a) { return a[0]; }\nint x = a[1] + CUDART_CBX;\n";
+        assert_eq!(grammar_text(kept), kept);
+    }
+}
