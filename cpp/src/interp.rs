@@ -260,6 +260,8 @@ pub struct FileAnalysis<'s, 't> {
     /// The variables of the file's scope ([`globals`]), and the object whose fields they are.
     globals: HashMap<String, globals::Global<'s, 't>>,
     globals_obj: Loc,
+    /// See [`Self::with_roots`]; `None`: every function of the text.
+    roots: Option<Vec<(usize, usize)>>,
     /// Set while [`Self::construct_any`] runs constructors on an object nothing says of.
     constructing: u32,
 }
@@ -304,6 +306,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             var_types: HashMap::new(),
             globals: HashMap::new(),
             globals_obj: Loc(0),
+            roots: None,
         };
         let origin = Site { file, start: 0, end: 0 };
         a.legacy = a.new_loc(None, Some("the legacy default stream".into()), origin, false);
@@ -358,6 +361,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self
     }
 
+    /// The ranges of the text that are the file checked (not the headers spliced in): only
+    /// the functions defined there are analysed on their own; the headers' are run where they
+    /// are called.
+    pub fn with_roots(mut self, roots: Vec<(usize, usize)>) -> Self {
+        self.roots = Some(roots);
+        self
+    }
+
     /// The effects `cuda-lint.toml` gives functions the file calls.
     pub fn with_functions(mut self, functions: api::Functions) -> Self {
         self.configured = functions;
@@ -385,7 +396,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 continue;
             }
             if n.kind() == "function_definition" {
-                if !self.is_device_code(n)
+                let own = self
+                    .roots
+                    .as_ref()
+                    .is_none_or(|r| r.iter().any(|&(a, b)| a <= n.start_byte() && n.start_byte() < b));
+                if own
+                    && !self.is_device_code(n)
                     && let Some(body) = n.field("body")
                 {
                     functions.push((n.start_byte() as u32, n.end_byte() as u32));

@@ -11,9 +11,11 @@ pub mod api;
 pub mod config;
 pub mod grammar_text;
 pub mod interp;
+pub mod unit;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use codespan_reporting::diagnostic::{Diagnostic, Label, Severity};
 use codespan_reporting::files::SimpleFiles;
@@ -257,6 +259,8 @@ pub struct Settings {
     /// The build's configuration from the command line (`--define NAME[=VALUE]`,
     /// `--undefine NAME`), as `crate::config` reads it.
     pub defines: config::Defines,
+    /// Folders of the project's headers (`-I DIR`), searched after the including file's.
+    pub include_dirs: Vec<PathBuf>,
 }
 
 impl Settings {
@@ -269,6 +273,7 @@ impl Settings {
             notes,
             path: None,
             defines: config::Defines::default(),
+            include_dirs: Vec::new(),
         }
     }
 }
@@ -319,6 +324,8 @@ pub fn check_files_with(files: &[PathBuf], settings: &Settings) -> Report {
             .collect(),
         analysed: 0,
     };
+    // Each file read once, by its canonical path: its id in `report.files` and its text.
+    let mut known: HashMap<PathBuf, (u32, Rc<str>)> = HashMap::new();
     for path in files {
         let text = match std::fs::read(path) {
             // Object files, archives, images named like sources: parsing them finds nothing and
@@ -344,16 +351,53 @@ pub fn check_files_with(files: &[PathBuf], settings: &Settings) -> Report {
                 continue;
             }
         };
-        let id = report.files.add(path.display().to_string(), text);
-        let src = report.files.get(id).map(|f| f.source().clone()).unwrap_or_default();
-        let (found, functions, problems) = analyse_source(&src, id as u32, settings, path.parent());
+        let key = path.canonicalize().unwrap_or_else(|_| path.clone());
+        let (id, src) = match known.get(&key) {
+            Some((id, text)) => (*id, text.clone()),
+            None => {
+                let id = report.files.add(path.display().to_string(), text.clone()) as u32;
+                let text: Rc<str> = text.into();
+                known.insert(key, (id, text.clone()));
+                (id, text)
+            }
+        };
+        // The file with the headers it includes spliced in, each registered once.
+        let unit = {
+            let files = &mut report.files;
+            let known = &mut known;
+            let mut load = |p: &Path| -> Option<(u32, Rc<str>)> {
+                let key = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+                if let Some(x) = known.get(&key) {
+                    return Some(x.clone());
+                }
+                let bytes = std::fs::read(p).ok().filter(|b| !is_binary(b))?;
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                let id = files.add(p.display().to_string(), text.clone()) as u32;
+                let text: Rc<str> = text.into();
+                known.insert(key, (id, text.clone()));
+                Some((id, text))
+            };
+            unit::Unit::build(id, &src, path.parent(), &settings.include_dirs, &mut load)
+        };
+        let (found, functions, problems) = analyse_source(&unit, settings, path.parent());
         report.analysed += 1;
         report.problems.extend(problems.into_iter().map(|p| Problem {
             path: Some(path.clone()),
             ..p
         }));
         for (f, function) in found.into_iter().zip(functions) {
-            if suppressed(&src, f.span.start as usize, f.lint.name) {
+            let Some(written) = known.values().find(|(i, _)| *i == f.span.file).map(|(_, t)| t.clone()) else {
+                continue;
+            };
+            if suppressed(&written, f.span.start as usize, f.lint.name) {
+                continue;
+            }
+            // Found again through another file that includes the same header.
+            if report
+                .findings
+                .iter()
+                .any(|r| r.finding.span == f.span && r.finding.lint.name == f.lint.name && r.finding.kind == f.kind)
+            {
                 continue;
             }
             let level = levels.of(f.lint);
@@ -380,7 +424,8 @@ pub fn check_source(src: &str, file: u32) -> (Vec<Finding<Site>>, Option<String>
 
 /// Checks one source text with the functions a `cuda-lint.toml` describes.
 pub fn check_source_with(src: &str, file: u32, settings: &Settings) -> (Vec<Finding<Site>>, Option<String>) {
-    let (found, _, problems) = analyse_source(src, file, settings, None);
+    let unit = unit::Unit::build(file, src, None, &[], &mut |_| None);
+    let (found, _, problems) = analyse_source(&unit, settings, None);
     let texts: Vec<String> = problems.into_iter().map(|p| p.message).collect();
     (found, (!texts.is_empty()).then(|| texts.join("; ")))
 }
@@ -389,11 +434,12 @@ pub fn check_source_with(src: &str, file: u32, settings: &Settings) -> (Vec<Find
 /// [`Reported::function`]) and says what of it was not analysed, how badly, from which line
 /// (the problems' paths are left to the caller).
 fn analyse_source(
-    src: &str,
-    file: u32,
+    unit: &unit::Unit,
     settings: &Settings,
     dir: Option<&Path>,
 ) -> (Vec<Finding<Site>>, Vec<Option<String>>, Vec<Problem>) {
+    let src = unit.text.as_str();
+    let file = unit.file;
     let mut parser = tree_sitter::Parser::new();
     if parser.set_language(&tree_sitter_cuda::LANGUAGE.into()).is_err() {
         let problem = Problem::new(ProblemKind::NotAnalysed, None, "the CUDA grammar could not be loaded");
@@ -414,6 +460,20 @@ fn analyse_source(
     if root.has_error() {
         let mut lines = Vec::new();
         collect_errors(root, &mut lines);
+        // Lines of the file itself (a header's are said where the header is checked).
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(src.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        let own_text = unit.own_text();
+        lines = lines
+            .into_iter()
+            .filter_map(|row| {
+                let at = *starts.get(row)?;
+                unit.in_own_file(at).then(|| line_of(own_text, unit.position(at).1) - 1)
+            })
+            .collect();
+        lines.sort_unstable();
+        lines.dedup();
         lines.sort_unstable();
         lines.dedup();
         let shown: Vec<String> = lines.iter().take(10).map(|l| (l + 1).to_string()).collect();
@@ -427,7 +487,9 @@ fn analyse_source(
             ),
         );
         problem.line = lines.first().map(|l| l + 1);
-        problems.push(problem);
+        if !lines.is_empty() {
+            problems.push(problem);
+        }
     }
     // The default build's configuration: the arms of `#if`/`#ifdef` it leaves out.
     let macros = config::Macros {
@@ -440,11 +502,13 @@ fn analyse_source(
     let excluded = config::excluded(root, src, &macros);
     let (found, too_deep, over_budget) = FileAnalysis::new(src, file)
         .with_excluded(excluded)
+        .with_roots(unit.own_ranges())
         .with_functions(settings.functions.clone())
         .with_options(settings.options.clone())
         .run(root);
+    let own_line = |at: usize| line_of(unit.own_text(), unit.position(at).1);
     if let Some(at) = too_deep {
-        let line = line_of(src, at);
+        let line = own_line(at);
         problems.push(
             Problem::new(
                 ProblemKind::Partly,
@@ -458,7 +522,7 @@ fn analyse_source(
         );
     }
     if let Some(at) = over_budget {
-        let line = line_of(src, at);
+        let line = own_line(at);
         problems.push(
             Problem::new(
                 ProblemKind::Partly,
@@ -475,7 +539,18 @@ fn analyse_source(
         .iter()
         .map(|f| enclosing_function(root, f.span.start as usize, src))
         .collect();
+    // Sites where they were written: the file, or a header it includes.
+    let found = found.into_iter().map(|f| map_sites(f, unit)).collect();
     (found, functions, problems)
+}
+
+/// A finding's sites, from the unit's offsets to the files' (see [`unit::Unit::site`]).
+fn map_sites(mut f: Finding<Site>, unit: &unit::Unit) -> Finding<Site> {
+    f.span = unit.site(f.span);
+    for (s, _) in &mut f.diagnostic.labels {
+        *s = unit.site(*s);
+    }
+    f
 }
 
 /// The function definition that holds byte `at`, qualified by the classes, structs and

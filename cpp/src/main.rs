@@ -17,7 +17,7 @@ use cuda_lint_protocol::output::{Execution, Format, Level, Notification};
 
 const USAGE: &str = "usage: cuda-lint check [--message-format human|short|json|sarif|github|gitlab] [-W|-A|-D LINT]...\n\
                      \x20                      [--baseline FILE | --write-baseline FILE] [--changed-since REV]\n\
-                     \x20                      [--define NAME[=VALUE]]... [--undefine NAME]... [PATH...]\n\
+                     \x20                      [--define NAME[=VALUE]]... [--undefine NAME]... [-I DIR]... [PATH...]\n\
                      checks the CUDA C++ host code in the .cu, .cuh, .cpp, .cc, .cxx, .c, .h and .hpp files under each path\n\
                      (binary files are skipped)\n\
                      -W/-A/-D LINT: warn about, allow or deny a lint or a group (correctness, perf, pedantic, all),\n\
@@ -27,6 +27,8 @@ const USAGE: &str = "usage: cuda-lint check [--message-format human|short|json|s
                      \x20   is said on stderr. A finding's key is its lint, its file (relative to FILE's folder: keep FILE\n\
                      \x20   at the project root), its function and the names its message quotes, not its line; a key\n\
                      \x20   is counted, so one more finding of it is new. A missing or malformed FILE exits 3\n\
+                     -I DIR, --include-dir DIR: where headers the project includes with #include \"...\" are looked for after\n\
+                     \x20   the including file's folder; they are part of the file checked (its classes, helpers, globals)\n\
                      --define NAME[=VALUE], --undefine NAME: the build's configuration, as -D/-U give a compiler; the\n\
                      \x20   arms of #if/#ifdef that build leaves out are not analysed (by default a macro is defined where\n\
                      \x20   the code or a header it includes with #include \"...\" defines it, and __CUDACC__)\n\
@@ -69,6 +71,8 @@ fn main() -> ExitCode {
     let mut changed_since: Option<String> = None;
     // `--define NAME[=VALUE]`, `--undefine NAME`: the build's configuration.
     let mut defines = cuda_lint_cpp::config::Defines::default();
+    // `-I DIR`: folders of the project's headers.
+    let mut include_dirs: Vec<PathBuf> = Vec::new();
     // The first mistake on the command line; the rest is read all the same, so that a CI
     // report can say what went wrong in the format asked for.
     let mut usage_error: Option<String> = None;
@@ -104,6 +108,22 @@ fn main() -> ExitCode {
                     usage_error.get_or_insert(
                         "`--message-format` needs a value: human, short, json, sarif, github, gitlab".into(),
                     );
+                }
+            }
+        } else if a == "--include-dir" || a.starts_with("--include-dir=") || a.starts_with("-I") {
+            // `-I DIR`, `-IDIR`, `--include-dir DIR`: where `#include "..."` headers are looked
+            // for after the including file's folder.
+            let value = if let Some(v) = a.strip_prefix("--include-dir=") {
+                Some(v.to_string())
+            } else if a == "--include-dir" || a == "-I" {
+                rest.next().cloned()
+            } else {
+                a.strip_prefix("-I").map(str::to_string)
+            };
+            match value {
+                Some(v) if !v.is_empty() => include_dirs.push(PathBuf::from(v)),
+                _ => {
+                    usage_error.get_or_insert(format!("`{a}` needs a folder"));
                 }
             }
         } else if let Some(flag) = ["--define", "--undefine"]
@@ -261,6 +281,7 @@ fn main() -> ExitCode {
             // Flags on the command line come after the file's levels, as with rustc's.
             settings.levels = settings.levels.with_flags(&lint_flags);
             settings.defines = defines.clone();
+            settings.include_dirs = include_dirs.clone();
             let report = cuda_lint_cpp::check_files_with(&files, &settings);
             if report.analysed == 0 && problems.is_empty() && !report.not_analysed() {
                 let kinds = cuda_lint_cpp::EXTENSIONS.join(" .");
