@@ -2130,8 +2130,23 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 .field("argument")
                 .map(|o| self.expr(o, flow, false))
                 .unwrap_or_default();
-            for a in &args {
-                self.expr(*a, flow, false);
+            let vals: Vec<LocSet> = args.iter().map(|a| self.expr(*a, flow, false)).collect();
+            // `v.push_back(p)`: a container's elements now include what `p` points to.
+            if matches!(
+                name.as_str(),
+                "push_back" | "emplace_back" | "push_front" | "emplace_front" | "push" | "emplace" | "insert"
+            ) && let Some(last) = vals.last()
+                && !last.is_empty()
+            {
+                let containers: LocSet = object
+                    .iter()
+                    .filter(|l| self.locs[l.0 as usize].kind.is_some())
+                    .collect();
+                self.store_field(&containers, ELEMENTS, last, flow);
+            }
+            // `v[i]`, `v.at(i)`, `v.front()`, `v.back()` of a container of pointers: its elements.
+            if matches!(name.as_str(), "at" | "front" | "back" | "top") {
+                return self.field_value(&object, ELEMENTS, flow);
             }
             return if matches!(name.as_str(), "data" | "begin" | "get") {
                 object
@@ -3052,7 +3067,11 @@ fn out_var(n: Node<'_>, src: &str) -> Option<String> {
     for _ in 0..8 {
         match cur.kind() {
             "pointer_expression" => {
-                let arg = cur.field("argument")?;
+                let mut arg = cur.field("argument")?;
+                // `&(p)`, as a macro's expansion writes it.
+                while arg.kind() == "parenthesized_expression" {
+                    arg = arg.named_child(0)?;
+                }
                 return (arg.kind() == "identifier")
                     .then(|| arg.utf8_text(src.as_bytes()).ok().map(str::to_string))
                     .flatten();

@@ -11,6 +11,7 @@ pub mod api;
 pub mod config;
 pub mod grammar_text;
 pub mod interp;
+pub mod macros;
 pub mod unit;
 
 use std::collections::{HashMap, HashSet};
@@ -377,7 +378,9 @@ pub fn check_files_with(files: &[PathBuf], settings: &Settings) -> Report {
                 known.insert(key, (id, text.clone()));
                 Some((id, text))
             };
-            unit::Unit::build(id, &src, path.parent(), &settings.include_dirs, &mut load)
+            let mut unit = unit::Unit::build(id, &src, path.parent(), &settings.include_dirs, &mut load);
+            unit.expand_macros(&has_effects);
+            unit
         };
         let (found, functions, problems) = analyse_source(&unit, settings, path.parent());
         report.analysed += 1;
@@ -424,7 +427,8 @@ pub fn check_source(src: &str, file: u32) -> (Vec<Finding<Site>>, Option<String>
 
 /// Checks one source text with the functions a `cuda-lint.toml` describes.
 pub fn check_source_with(src: &str, file: u32, settings: &Settings) -> (Vec<Finding<Site>>, Option<String>) {
-    let unit = unit::Unit::build(file, src, None, &[], &mut |_| None);
+    let mut unit = unit::Unit::build(file, src, None, &[], &mut |_| None);
+    unit.expand_macros(&has_effects);
     let (found, _, problems) = analyse_source(&unit, settings, None);
     let texts: Vec<String> = problems.into_iter().map(|p| p.message).collect();
     (found, (!texts.is_empty()).then(|| texts.join("; ")))
@@ -542,6 +546,12 @@ fn analyse_source(
     // Sites where they were written: the file, or a header it includes.
     let found = found.into_iter().map(|f| map_sites(f, unit)).collect();
     (found, functions, problems)
+}
+
+/// Whether a function of the C APIs does something the analysis follows (a macro calling it is
+/// expanded where it is used).
+fn has_effects(name: &str) -> bool {
+    api::effects(name).is_some_and(|e| !e.is_empty())
 }
 
 /// A finding's sites, from the unit's offsets to the files' (see [`unit::Unit::site`]).

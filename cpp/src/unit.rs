@@ -27,6 +27,9 @@ struct Piece {
     /// The file (its id in the report) and where the piece starts in it.
     file: u32,
     from: usize,
+    /// An expansion of a macro: every byte of it maps to the use it replaced (`from` and this
+    /// many bytes).
+    replaced: Option<usize>,
 }
 
 /// A file with the headers it includes spliced in.
@@ -119,6 +122,7 @@ impl Unit {
             len: to - from,
             file,
             from,
+            replaced: None,
         });
         self.text.push_str(&src[from..to]);
     }
@@ -130,6 +134,7 @@ impl Unit {
             len: text.len(),
             file,
             from: at,
+            replaced: None,
         });
         self.text.push_str(text);
     }
@@ -145,12 +150,65 @@ impl Unit {
         let Some(p) = self.piece(s.start as usize) else {
             return s;
         };
+        if let Some(len) = p.replaced {
+            return Site {
+                file: p.file,
+                start: p.from as u32,
+                end: (p.from + len) as u32,
+            };
+        }
         let start = p.from + (s.start as usize).saturating_sub(p.at).min(p.len);
         let end = p.from + (s.end as usize).saturating_sub(p.at).min(p.len);
         Site {
             file: p.file,
             start: start as u32,
             end: end.max(start) as u32,
+        }
+    }
+
+    /// Replaces bytes `start..end` of the text (inside one piece) with `text`, which maps back
+    /// to what it replaced: a macro's use by its expansion.
+    pub fn replace(&mut self, start: usize, end: usize, text: &str) {
+        let Some(i) = self.pieces.iter().position(|p| p.at <= start && end <= p.at + p.len) else {
+            return;
+        };
+        let p = self.pieces[i];
+        if p.replaced.is_some() {
+            return;
+        }
+        let before = Piece { len: start - p.at, ..p };
+        let expansion = Piece {
+            at: start,
+            len: text.len(),
+            file: p.file,
+            from: p.from + (start - p.at),
+            replaced: Some(end - start),
+        };
+        let after = Piece {
+            at: start + text.len(),
+            len: p.at + p.len - end,
+            file: p.file,
+            from: p.from + (end - p.at),
+            replaced: None,
+        };
+        let delta = text.len() as isize - (end - start) as isize;
+        for q in &mut self.pieces[i + 1..] {
+            q.at = (q.at as isize + delta) as usize;
+        }
+        let new: Vec<Piece> = [before, expansion, after].into_iter().filter(|q| q.len > 0).collect();
+        self.pieces.splice(i..=i, new);
+        self.text.replace_range(start..end, text);
+    }
+
+    /// Expands the uses of the function-like macros the text defines whose body calls a
+    /// function `calls_effect` says has effects ([`crate::macros`]).
+    pub fn expand_macros(&mut self, calls_effect: &dyn Fn(&str) -> bool) {
+        let macros = crate::macros::effectful_macros(&self.text, calls_effect);
+        for (start, end, text) in crate::macros::expansions(&self.text, &macros) {
+            if self.text.len() > MAX_UNIT_BYTES * 2 {
+                break;
+            }
+            self.replace(start, end, &text);
         }
     }
 
