@@ -3,7 +3,10 @@
 //! `#if` arms stay where they are written). What is blanked says nothing the analysis uses:
 //!
 //! - a lambda's execution space (`[=] __host__ __device__ (int i) {..}`);
-//! - calling-convention macros, empty outside Windows (`void CUDART_CB done(void* p)`).
+//! - calling-convention macros, empty outside Windows (`void CUDART_CB done(void* p)`);
+//! - the C linkage guards of a header (`#ifdef __cplusplus` / `extern "C" {` / `#endif` and
+//!   the `}` closing it): their braces open in one `#ifdef` and close in another, which the
+//!   grammar cannot pair; the linkage says nothing the analysis uses.
 
 use std::borrow::Cow;
 
@@ -54,6 +57,7 @@ pub fn grammar_text(src: &str) -> Cow<'_, str> {
         }
         i += 1;
     }
+    blank.extend(extern_c_guards(src));
     if blank.is_empty() {
         return Cow::Borrowed(src);
     }
@@ -63,6 +67,51 @@ pub fn grammar_text(src: &str) -> Cow<'_, str> {
     }
     // Only ASCII identifiers were replaced by ASCII spaces.
     Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| src.to_string()))
+}
+
+/// The `#ifdef __cplusplus` blocks whose only content is `extern "C" {` or `}` (comments
+/// aside): their byte ranges, directives included.
+fn extern_c_guards(src: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let lines: Vec<(usize, &str)> = {
+        let mut at = 0;
+        src.split_inclusive('\n')
+            .map(|l| {
+                let start = at;
+                at += l.len();
+                (start, l)
+            })
+            .collect()
+    };
+    let code = |l: &str| -> String {
+        let l = l.split("//").next().unwrap_or("");
+        let mut out = String::new();
+        let mut rest = l;
+        while let Some(i) = rest.find("/*") {
+            out.push_str(&rest[..i]);
+            rest = rest[i..].find("*/").map_or("", |j| &rest[i + j + 2..]);
+        }
+        out.push_str(rest);
+        out.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    for w in lines.windows(3) {
+        let [(a, open), (_, body), (c, close)] = w else {
+            continue;
+        };
+        let open = code(open);
+        let opens = matches!(
+            open.as_str(),
+            "#ifdef __cplusplus" | "# ifdef __cplusplus" | "#if defined(__cplusplus)" | "#if defined __cplusplus"
+        );
+        let body = code(body);
+        if opens
+            && matches!(body.as_str(), "extern \"C\" {" | "extern \"C\"{" | "}")
+            && code(close).starts_with("#endif")
+        {
+            out.push((*a, c + close.trim_end_matches(['\n', '\r']).len()));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -79,5 +128,14 @@ mod tests {
         // Elsewhere they stay: a kernel's `__device__`, an array's `]`.
         let kept = "__device__ int f(int* a) { return a[0]; }\nint x = a[1] + CUDART_CBX;\n";
         assert_eq!(grammar_text(kept), kept);
+    }
+
+    #[test]
+    fn blanks_c_linkage_guards() {
+        let src =
+            "#ifdef __cplusplus\nextern \"C\" {\n#endif\nint f(void);\n#ifdef __cplusplus\n} /* extern C */\n#endif\n";
+        let out = grammar_text(src);
+        assert_eq!(out.len(), src.len());
+        assert_eq!(out.trim(), "int f(void);");
     }
 }

@@ -2330,12 +2330,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                             _ => (LocSet::new(), None),
                         };
                         if !host.is_empty() {
-                            let host_arg = host_arg.map(|a| self.site(*a));
-                            // A one-dimensional copy's byte count follows its two pointers.
+                            // A one-dimensional copy's byte count follows its two pointers; a copy
+                            // to or from one local object (`&out` of `T out;`) is that object.
                             let bytes = (dst == 0 && src == 1)
                                 .then(|| args.get(2))
                                 .flatten()
-                                .and_then(|c| self.byte_count(self.text(*c)));
+                                .and_then(|c| self.byte_count(self.text(*c)))
+                                .or_else(|| host_arg.and_then(|a| self.single_object_bytes(*a)));
+                            let host_arg = host_arg.map(|a| self.site(*a));
                             self.emit(
                                 n,
                                 Event::AsyncCopy {

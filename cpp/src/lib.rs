@@ -327,6 +327,8 @@ pub fn check_files_with(files: &[PathBuf], settings: &Settings) -> Report {
     };
     // Each file read once, by its canonical path: its id in `report.files` and its text.
     let mut known: HashMap<PathBuf, (u32, Rc<str>)> = HashMap::new();
+    // Whether each header parses whole (see `parses_whole`).
+    let mut splicable: HashMap<PathBuf, bool> = HashMap::new();
     for path in files {
         let text = match std::fs::read(path) {
             // Object files, archives, images named like sources: parsing them finds nothing and
@@ -366,17 +368,24 @@ pub fn check_files_with(files: &[PathBuf], settings: &Settings) -> Report {
         let unit = {
             let files = &mut report.files;
             let known = &mut known;
+            let splicable = &mut splicable;
             let mut load = |p: &Path| -> Option<(u32, Rc<str>)> {
                 let key = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-                if let Some(x) = known.get(&key) {
-                    return Some(x.clone());
-                }
-                let bytes = std::fs::read(p).ok().filter(|b| !is_binary(b))?;
-                let text = String::from_utf8_lossy(&bytes).into_owned();
-                let id = files.add(p.display().to_string(), text.clone()) as u32;
-                let text: Rc<str> = text.into();
-                known.insert(key, (id, text.clone()));
-                Some((id, text))
+                let (id, text) = match known.get(&key) {
+                    Some(x) => x.clone(),
+                    None => {
+                        let bytes = std::fs::read(p).ok().filter(|b| !is_binary(b))?;
+                        let text = String::from_utf8_lossy(&bytes).into_owned();
+                        let id = files.add(p.display().to_string(), text.clone()) as u32;
+                        let text: Rc<str> = text.into();
+                        known.insert(key.clone(), (id, text.clone()));
+                        (id, text)
+                    }
+                };
+                // A header the grammar cannot read whole is not spliced in: its broken parts
+                // would take the including file's code with them.
+                let ok = *splicable.entry(key).or_insert_with(|| parses_whole(&text));
+                ok.then_some((id, text))
             };
             let mut unit = unit::Unit::build(id, &src, path.parent(), &settings.include_dirs, &mut load);
             unit.expand_macros(&has_effects);
@@ -462,22 +471,15 @@ fn analyse_source(
     let root = tree.root_node();
     let mut problems = Vec::new();
     if root.has_error() {
-        let mut lines = Vec::new();
-        collect_errors(root, &mut lines);
-        // Lines of the file itself (a header's are said where the header is checked).
-        let starts: Vec<usize> = std::iter::once(0)
-            .chain(src.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
+        let mut ranges = Vec::new();
+        collect_errors(root, &mut ranges);
+        // Parts of the file itself (a header's are said where the header is checked).
         let own_text = unit.own_text();
-        lines = lines
+        let mut lines: Vec<usize> = ranges
             .into_iter()
-            .filter_map(|row| {
-                let at = *starts.get(row)?;
-                unit.in_own_file(at).then(|| line_of(own_text, unit.position(at).1) - 1)
-            })
+            .filter(|&(a, b)| unit.in_own_file(a) && unit.in_own_file(b.saturating_sub(1).max(a)))
+            .map(|(a, _)| line_of(own_text, unit.position(a).1) - 1)
             .collect();
-        lines.sort_unstable();
-        lines.dedup();
         lines.sort_unstable();
         lines.dedup();
         let shown: Vec<String> = lines.iter().take(10).map(|l| (l + 1).to_string()).collect();
@@ -546,6 +548,18 @@ fn analyse_source(
     // Sites where they were written: the file, or a header it includes.
     let found = found.into_iter().map(|f| map_sites(f, unit)).collect();
     (found, functions, problems)
+}
+
+/// Whether tree-sitter parses a text with no error.
+fn parses_whole(text: &str) -> bool {
+    let mut parser = tree_sitter::Parser::new();
+    if parser.set_language(&tree_sitter_cuda::LANGUAGE.into()).is_err() {
+        return false;
+    }
+    let text = grammar_text::grammar_text(text);
+    parser
+        .parse(text.as_ref(), None)
+        .is_some_and(|t| !t.root_node().has_error())
 }
 
 /// Whether a function of the C APIs does something the analysis follows (a macro calling it is
@@ -695,11 +709,12 @@ fn line_of(src: &str, at: usize) -> usize {
     src.get(..at).map_or(0, |s| s.matches('\n').count()) + 1
 }
 
-fn collect_errors(n: tree_sitter::Node<'_>, lines: &mut Vec<usize>) {
+/// The byte ranges of the parts tree-sitter could not parse.
+fn collect_errors(n: tree_sitter::Node<'_>, ranges: &mut Vec<(usize, usize)>) {
     let mut stack = vec![n];
     while let Some(n) = stack.pop() {
         if n.is_error() || n.is_missing() {
-            lines.push(n.start_position().row);
+            ranges.push((n.start_byte(), n.end_byte()));
             continue;
         }
         if n.has_error() {

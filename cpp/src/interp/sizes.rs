@@ -98,6 +98,19 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.byte_count_at(value, depth + 1)
     }
 
+    /// The bytes of the one local object a copy's host argument is the address of (`&out` for
+    /// `T out;`, not an array): its type's size when known, else that of a scalar, since a
+    /// single object copied (a status, a counter, a parameter block) is small.
+    pub(super) fn single_object_bytes(&self, arg: Node<'_>) -> Option<u64> {
+        let text = arg.utf8_text(self.src.as_bytes()).ok()?.trim();
+        let name = text.strip_prefix('&')?.trim();
+        let (ty, dims, pointer) = self.var_types.get(name)?;
+        if *pointer || !dims.is_empty() || super::container_kind(self.classes.resolve(ty)).is_some() {
+            return None;
+        }
+        Some(self.size_of(ty, 0).unwrap_or(8))
+    }
+
     /// `sizeof` of a type or a variable the file declares: a scalar, a pointer, an array of
     /// known length, a struct (its members, each counted as at least 8 bytes: an over-estimate,
     /// so that a copy is not taken as small when it may not be).

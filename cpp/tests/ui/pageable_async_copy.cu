@@ -479,3 +479,18 @@ void ok_async_memset_is_not_a_copy(int n, cudaStream_t s) {
     cudaFree(d);
     free(h);
 }
+
+// One local object read back (`T out;`): a scalar-sized copy, whatever `T` is here.
+template <typename T> T ok_read_one_value(const T* d, size_t i, cudaStream_t s) {
+    T out;
+    cudaMemcpyAsync(&out, d + i, sizeof(T), cudaMemcpyDeviceToHost, s);
+    cudaStreamSynchronize(s);
+    return out;
+}
+
+// A local array of unknown length is not one object.
+void fires_read_into_local_array(const float* d, size_t n, cudaStream_t s) {
+    float out[4096];
+    cudaMemcpyAsync(out, d, n * sizeof(float), cudaMemcpyDeviceToHost, s); //~ pageable_async_copy
+    cudaStreamSynchronize(s);
+}
