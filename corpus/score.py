@@ -21,7 +21,8 @@ from collections import defaultdict
 from pathlib import Path
 
 DENY = {"host_deref_device_ptr", "missing_sync", "unfenced_vmm_alias", "vmm_lifecycle", "mismatched_free"}
-LABEL = re.compile(r"//\s*EXPECT:\s*([a-z_,\s]+)")
+# `// EXPECT: lint` or, in C-style code, `/* EXPECT: lint */`.
+LABEL = re.compile(r"(?://|/\*)\s*EXPECT:\s*([a-z_,\s]+)")
 
 
 CPP_EXTENSIONS = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp")

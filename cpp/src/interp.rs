@@ -9,13 +9,14 @@ use cuda_lint_cuda_source::{Fence, kernel_fence, kernel_writes};
 use cuda_lint_machine::lints::{Cx, check_all};
 use cuda_lint_machine::{
     Access, Child, Describe, Dir, Event, Finding, InFlight, Kernel, Loc, LocSet, Machine, MemKind, OpId, OpKind,
-    Origin, Region, Regions, State,
+    OpSet, Origin, Region, Regions, State,
 };
 use tree_sitter::Node;
 
 use crate::api::{self, ADVICE, Effect};
 
 mod globals;
+mod items;
 mod objects;
 mod sizes;
 
@@ -1383,10 +1384,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
         }
         // `for (x : range)` reads the range's elements (a container's or an array's memory).
+        let mut range = LocSet::new();
         if n.kind() == "for_range_loop"
             && let Some(r) = n.field("right")
         {
-            let range = self.expr(r, flow, false);
+            range = self.expr(r, flow, false);
             self.access(r, &range, false, flow);
             // The loop variable is each element in turn; a reference to it, the element.
             if let Some(d) = n.field("declarator")
@@ -1396,7 +1398,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 flow.vars.insert(name.clone(), elements);
                 flow.objects.remove(&name);
                 if contains_kind(d, "reference_declarator") && !range.is_empty() {
-                    flow.element_refs.insert(name, range);
+                    flow.element_refs.insert(name, range.clone());
                 } else {
                     flow.element_refs.remove(&name);
                 }
@@ -1406,6 +1408,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let cond = n.field("condition");
         let update = n.field("update");
         let do_while = n.kind() == "do_statement";
+        // The elements it visits one per round, and the work it starts.
+        let items = self.loop_items(n, &range, flow);
+        let loop_mark = self.mark();
         // The state at the loop head: entry joined with the end of each round.
         let mut head = flow.clone();
         if do_while && let Some(b) = body {
@@ -1418,6 +1423,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let mut rounds: Option<Flow> = None;
         for _ in 0..LOOP_ROUNDS {
             let mut round = head.clone();
+            if !items.is_empty() {
+                let started: OpSet = self.since(loop_mark).ops.into_iter().collect();
+                self.next_round(&items, &started, &mut round);
+            }
             if let Some(c) = cond {
                 self.expr(c, &mut round, false);
             }
