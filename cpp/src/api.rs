@@ -195,6 +195,45 @@ const PINNED: MemKind = MemKind::Pinned;
 const MANAGED: MemKind = MemKind::Managed;
 const PAGEABLE: MemKind = MemKind::Pageable;
 
+/// The algorithms of the C++ standard library that read or write host memory through the
+/// iterators (or pointers) they are given, called as `std::NAME`: `std::fill(v.begin(), ..)`
+/// writes `v`'s memory, `std::accumulate(v.begin(), ..)` reads it.
+pub fn std_algorithm(name: &str) -> Option<&'static [Effect]> {
+    let e: &'static [Effect] = match name {
+        "fill" | "fill_n" | "generate" | "generate_n" | "iota" | "uninitialized_fill" | "uninitialized_fill_n" => {
+            &[HostAccess { mem: 0, write: true }]
+        }
+        "accumulate"
+        | "reduce"
+        | "count"
+        | "count_if"
+        | "find"
+        | "find_if"
+        | "find_if_not"
+        | "max_element"
+        | "min_element"
+        | "minmax_element"
+        | "all_of"
+        | "any_of"
+        | "none_of"
+        | "for_each"
+        | "equal"
+        | "inner_product"
+        | "transform_reduce"
+        | "is_sorted"
+        | "lexicographical_compare"
+        | "mismatch" => &[HostAccess { mem: 0, write: false }],
+        "copy" | "copy_n" | "copy_if" | "move" | "transform" | "uninitialized_copy" | "uninitialized_copy_n" => {
+            &[HostAccess { mem: 0, write: false }, HostAccess { mem: 2, write: true }]
+        }
+        "sort" | "stable_sort" | "partial_sort" | "nth_element" | "reverse" | "shuffle" | "rotate" | "unique" => {
+            &[HostAccess { mem: 0, write: false }, HostAccess { mem: 0, write: true }]
+        }
+        _ => return None,
+    };
+    Some(e)
+}
+
 /// The functions known, by name (C names: no namespaces, no overloading).
 pub fn effects(name: &str) -> Option<&'static [Effect]> {
     let e: &'static [Effect] = match name {

@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, HashMap};
 use cuda_lint_cuda_source::{Fence, kernel_fence, kernel_writes};
 use cuda_lint_machine::lints::{Cx, check_all};
 use cuda_lint_machine::{
-    Access, Child, Describe, Dir, Event, Finding, InFlight, Kernel, Loc, LocSet, Machine, MemKind, OpId, OpKind,
-    OpSet, Origin, Region, Regions, State,
+    Access, Child, Describe, Dir, Event, Finding, InFlight, Kernel, Loc, LocSet, Machine, MemKind, OpId, OpKind, OpSet,
+    Origin, Region, Regions, State,
 };
 use tree_sitter::Node;
 
@@ -261,6 +261,11 @@ pub struct FileAnalysis<'s, 't> {
     /// The variables of the file's scope ([`globals`]), and the object whose fields they are.
     globals: HashMap<String, globals::Global<'s, 't>>,
     globals_obj: Loc,
+    /// Where each finding's site was first found: the index of the function being analysed
+    /// then, and the order it was found in (for one report per mistake).
+    found_in: HashMap<Site, (usize, u64)>,
+    /// The index of the function being analysed on its own.
+    root: usize,
     /// See [`Self::with_roots`]; `None`: every function of the text.
     roots: Option<Vec<(usize, usize)>>,
     /// Set while [`Self::construct_any`] runs constructors on an object nothing says of.
@@ -308,6 +313,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             globals: HashMap::new(),
             globals_obj: Loc(0),
             roots: None,
+            found_in: HashMap::new(),
+            root: 0,
         };
         let origin = Site { file, start: 0, end: 0 };
         a.legacy = a.new_loc(None, Some("the legacy default stream".into()), origin, false);
@@ -382,7 +389,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     pub fn run(mut self, root: Node<'t>) -> (Vec<Finding<Site>>, Option<usize>, Option<usize>) {
         self.collect_functions(root);
         self.classes = objects::Classes::collect(root, self.src, &self.excluded);
-        self.constants = sizes::constants(root, self.src);
+        self.constants = sizes::constants(root, self.src, &self.excluded);
         self.globals = globals::collect(root, self.src, &self.excluded);
         let mut stack = vec![root];
         let mut steps = 0usize;
@@ -405,6 +412,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     && !self.is_device_code(n)
                     && let Some(body) = n.field("body")
                 {
+                    self.root = functions.len();
                     functions.push((n.start_byte() as u32, n.end_byte() as u32));
                     let mut flow = Flow::default();
                     self.bind_globals(&mut flow);
@@ -419,9 +427,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             stack.extend(children.into_iter().rev());
         }
         let mut findings: Vec<Finding<Site>> = self.findings.into_values().collect();
-        // One report per mistake in a function (see `first_per_mistake`).
-        let scope = |s: Site| functions.iter().position(|&(a, b)| a <= s.start && s.start < b);
-        let keep = cuda_lint_machine::first_per_mistake(&findings, scope, |s: Site| u64::from(s.start));
+        // One report per mistake in a function analysed (see `first_per_mistake`): the first
+        // found, in the order the function ran (a helper run inline is part of its caller).
+        let found_in = std::mem::take(&mut self.found_in);
+        let scope = |s: Site| found_in.get(&s).map(|&(root, _)| root);
+        let order = |s: Site| found_in.get(&s).map_or(u64::MAX, |&(_, k)| k);
+        let keep = cuda_lint_machine::first_per_mistake(&findings, scope, order);
         let mut keep = keep.into_iter();
         findings.retain(|_| keep.next().unwrap_or(true));
         for f in &mut findings {
@@ -1020,6 +1031,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             check_all(&event, &cx, &mut found);
         }
         for f in found {
+            let order = self.found_in.len() as u64;
+            self.found_in.entry(f.span).or_insert((self.root, order));
             self.findings.insert((f.lint.name, f.kind, f.span), f);
         }
     }
@@ -1828,7 +1841,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 let arrow = self.is_arrow(n);
                 let Some(a) = arg else { return LocSet::new() };
                 let objs = self.object_of(a, arrow, flow);
-                if arrow {
+                // `p->f`, `p[i].f`, `(*p).f`: the host reads (or writes) what `p` points to.
+                let through_pointer = matches!(a.kind(), "subscript_expression")
+                    || (a.kind() == "parenthesized_expression"
+                        && a.named_child(0).is_some_and(|i| i.kind() == "pointer_expression"));
+                if arrow || through_pointer {
                     self.access(n, &objs, write, flow);
                 }
                 match n.field("field") {
@@ -2118,6 +2135,15 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
         if let Some(out) = self.launch_through_api(n, &name, &args, flow) {
             return out;
+        }
+        // `std::fill(v.begin(), v.end(), 0)`: the algorithm reads or writes the memory its
+        // iterators are in (`std::move(x)` with one argument is a cast, handled above).
+        if let Some(f) = func
+            && self.text(f).trim_start().starts_with("std::")
+            && args.len() >= 2
+            && let Some(effects) = api::std_algorithm(&name)
+        {
+            return self.apply(n, effects, &args, flow);
         }
         // A method of the file's classes, run on its object.
         if let Some(f) = func

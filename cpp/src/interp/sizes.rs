@@ -13,7 +13,11 @@ const MAX_SIZE_DEPTH: u32 = 6;
 
 /// The named integer constants of a file: `constexpr`/`const` variables with an initializer,
 /// object-like `#define`s, enumerators with a value. By name, the value's text.
-pub(super) fn constants<'s>(root: Node<'_>, src: &'s str) -> HashMap<&'s str, &'s str> {
+pub(super) fn constants<'s>(
+    root: Node<'_>,
+    src: &'s str,
+    excluded: &crate::config::Excluded,
+) -> HashMap<&'s str, &'s str> {
     let text = |n: Node<'_>| -> &'s str { &src[n.start_byte()..n.end_byte()] };
     let mut out = HashMap::new();
     let mut stack = vec![root];
@@ -22,6 +26,10 @@ pub(super) fn constants<'s>(root: Node<'_>, src: &'s str) -> HashMap<&'s str, &'
         steps += 1;
         if steps > 2_000_000 {
             break;
+        }
+        // Not in this build: `#ifdef A const int k = 1; #else const int k = 2; #endif`.
+        if excluded.contains(n.start_byte()) {
+            continue;
         }
         match n.kind() {
             "declaration" | "field_declaration" => {
@@ -33,31 +41,33 @@ pub(super) fn constants<'s>(root: Node<'_>, src: &'s str) -> HashMap<&'s str, &'
                         if let (Some(name), Some(value)) = (d.field("declarator"), d.field("value"))
                             && name.kind() == "identifier"
                         {
-                            out.insert(text(name), text(value));
+                            out.entry(text(name)).or_insert(text(value));
                         }
                     }
                     if let (Some(d), Some(v)) = (n.field("declarator"), n.field("default_value")) {
-                        out.insert(text(d), text(v));
+                        out.entry(text(d)).or_insert(text(v));
                     }
                 }
                 continue;
             }
             "preproc_def" => {
                 if let (Some(name), Some(value)) = (n.field("name"), n.field("value")) {
-                    out.insert(text(name), text(value).trim());
+                    out.entry(text(name)).or_insert(text(value).trim());
                 }
                 continue;
             }
             "enumerator" => {
                 if let (Some(name), Some(value)) = (n.field("name"), n.field("value")) {
-                    out.insert(text(name), text(value));
+                    out.entry(text(name)).or_insert(text(value));
                 }
                 continue;
             }
             _ => {}
         }
+        // In the order of the source: the first definition of a name wins.
         let mut c = n.walk();
-        stack.extend(n.named_children(&mut c));
+        let children: Vec<Node> = n.named_children(&mut c).collect();
+        stack.extend(children.into_iter().rev());
     }
     out
 }
@@ -146,6 +156,16 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 n = n.checked_mul(self.byte_count_at(d, depth + 1)?)?;
             }
             return Some(n);
+        }
+        // `std::array<T, N>`: N of T.
+        let resolved = self.classes.resolve(what);
+        if resolved.trim_start_matches("std::").starts_with("array<") {
+            let args = super::objects::template_args(resolved);
+            if let [t, n] = args.as_slice() {
+                let one = self.size_of(t, depth + 1)?;
+                return one.checked_mul(self.byte_count_at(n, depth + 1)?);
+            }
+            return None;
         }
         // A struct or class the file defines.
         let class = self.classes.class_of(what)?;

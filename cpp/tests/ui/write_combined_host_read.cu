@@ -126,14 +126,14 @@ void fires_readback_copied_out_with_memcpy(float* out, int n, cudaStream_t s) {
     memcpy(out, h, n * sizeof(float)); //~ write_combined_host_read
 }
 
-// Known problem, not found yet: reads inside the standard library (`std::accumulate`) are not seen
-float known_miss_readback_accumulated_by_the_standard_library(int n, cudaStream_t s) {
+// The standard library's algorithms read (or write) through the iterators they are given.
+float fires_readback_accumulated_by_the_standard_library(int n, cudaStream_t s) {
     float *h, *d;
     cudaHostAlloc((void**)&h, n * sizeof(float), cudaHostAllocWriteCombined);
     cudaMalloc((void**)&d, n * sizeof(float));
     produce<<<(n + 255) / 256, 256, 0, s>>>(d, n);
     download(h, d, n, s);
-    return std::accumulate(h, h + n, 0.0f);
+    return std::accumulate(h, h + n, 0.0f); //~ write_combined_host_read
 }
 
 // An upload buffer updated in place: `+=` reads before it writes.
