@@ -266,6 +266,8 @@ pub struct FileAnalysis<'s, 't> {
     found_in: HashMap<Site, (usize, u64)>,
     /// The index of the function being analysed on its own.
     root: usize,
+    /// The raw pointers into device containers ([`Self::raw_view`]), by container.
+    raw_views: HashMap<Loc, Loc>,
     /// See [`Self::with_roots`]; `None`: every function of the text.
     roots: Option<Vec<(usize, usize)>>,
     /// Set while [`Self::construct_any`] runs constructors on an object nothing says of.
@@ -315,6 +317,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             roots: None,
             found_in: HashMap::new(),
             root: 0,
+            raw_views: HashMap::new(),
         };
         let origin = Site { file, start: 0, end: 0 };
         a.legacy = a.new_loc(None, Some("the legacy default stream".into()), origin, false);
@@ -328,9 +331,31 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// The memory a container variable holds (`std::vector`, `thrust::device_vector`...).
     fn container(&mut self, declarator: Node<'t>, kind: MemKind, name: &str) -> Loc {
         let l = self.loc_at(declarator, "var", Some(kind), Some(name.to_string()), false);
+        // A standard container's buffer (not a plain array's storage): its destructor frees it.
+        let array = contains_kind(declarator, "array_declarator");
+        if kind == MemKind::Pageable && !array {
+            self.locs[l.0 as usize].allocator = Some(cuda_lint_machine::Allocator::CppContainer);
+        }
         // `d[i]` of a device container copies through its reference type: no host deref.
         self.locs[l.0 as usize].copies_on_access = kind != MemKind::Pageable;
         l
+    }
+
+    /// A raw pointer to the memory of a container whose `d[i]` copies (`thrust::device_vector`):
+    /// the same memory, dereferenced as any pointer. Other memory is its own raw pointer.
+    fn raw_view(&mut self, l: Loc) -> Loc {
+        if !self.locs[l.0 as usize].copies_on_access {
+            return l;
+        }
+        if let Some(&v) = self.raw_views.get(&l) {
+            return v;
+        }
+        let info = self.locs[l.0 as usize].clone();
+        let v = self.new_loc(info.kind, info.name.clone(), info.origin, info.allocated);
+        self.locs[v.0 as usize].allocator = info.allocator;
+        self.locs[v.0 as usize].parent = Some(l);
+        self.raw_views.insert(l, v);
+        v
     }
 
     /// Whether the current top-level function may still run calls inline; the first call past
@@ -619,6 +644,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         if let Some(mut j) = joined {
             j.dead = false;
             self.machine.sync_all(&mut j.m);
+            // A class that page-locks memory in some method may have done it before this one
+            // runs: its memory may be registered (an unregister is not judged here).
+            if self.class_registers(class) {
+                let held = self.held_memory(o, &j);
+                j.m.registered_may.union_with(&held);
+            }
             *flow = j;
         }
         self.constructing -= 1;
@@ -2095,7 +2126,13 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             "static_cast" | "reinterpret_cast" | "const_cast" | "dynamic_cast" | "std::move" | "raw_pointer_cast"
         ) && let [value] = args.as_slice()
         {
-            return self.expr(*value, flow, false);
+            let v = self.expr(*value, flow, false);
+            // `thrust::raw_pointer_cast(d.data())`: a raw pointer into a device container,
+            // which reads device memory when the host dereferences it (no reference proxy).
+            if name == "raw_pointer_cast" {
+                return v.iter().map(|l| self.raw_view(l)).collect();
+            }
+            return v;
         }
         // A variable passed by name may be a C++ reference the callee changes.
         for a in &args {

@@ -38,6 +38,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         items.iter().filter(|l| !collections.contains(*l)).collect()
     }
 
+    /// The memory an object's fields hold, and that of its member objects.
+    pub(super) fn held_memory(&self, o: Loc, flow: &Flow) -> LocSet {
+        self.held_by(o, flow, 0)
+    }
+
     /// The memory an object's fields hold, and that of its member objects (bounded).
     fn held_by(&self, o: Loc, flow: &Flow, depth: u32) -> LocSet {
         let mut out = LocSet::new();

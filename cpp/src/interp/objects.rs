@@ -382,6 +382,34 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
     }
 
+    /// Whether a method of `class` (or of a base) page-locks memory (`cudaHostRegister`,
+    /// `cuMemHostRegister`).
+    pub(super) fn class_registers(&self, class: &str) -> bool {
+        let mut todo = vec![class];
+        let mut seen = 0;
+        while let Some(c) = todo.pop() {
+            seen += 1;
+            if seen > 16 {
+                break;
+            }
+            let Some(info) = self.classes.by_name.get(c) else {
+                continue;
+            };
+            let defs = info.ctors.iter().chain(info.dtor.iter()).chain(info.methods.values());
+            // In this build (not in an arm of `#ifdef` it leaves out).
+            let registers = |d: &Node<'t>| {
+                self.text(*d)
+                    .match_indices("HostRegister(")
+                    .any(|(i, _)| !self.excluded.contains(d.start_byte() + i))
+            };
+            if defs.into_iter().any(registers) {
+                return true;
+            }
+            todo.extend(info.bases.iter().copied());
+        }
+        false
+    }
+
     /// What a name that is no local or parameter names: a member of `this`, else a variable
     /// of the file's scope. The objects whose field it is.
     pub(super) fn named_place(&self, name: &str, flow: &Flow) -> Option<LocSet> {
@@ -515,6 +543,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     None => {
                         let l = self.new_loc(Some(kind), Some(name.to_string()), self.site(at), false);
                         self.locs[l.0 as usize].copies_on_access = kind != MemKind::Pageable;
+                        if kind == MemKind::Pageable {
+                            self.locs[l.0 as usize].allocator = Some(cuda_lint_machine::Allocator::CppContainer);
+                        }
                         self.member_locs.insert(key, l);
                         l
                     }
@@ -847,11 +878,13 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
             return Some(o);
         }
-        if smart_pointer(written.trim_start_matches("std::")).is_some() && f.kind() != "field_expression" {
+        // Through an alias too (`using StagingPtr = std::shared_ptr<uint8_t>;`).
+        let resolved = self.classes.resolve(written);
+        if smart_pointer(resolved.trim_start_matches("std::")).is_some() && f.kind() != "field_expression" {
             if args.is_empty() {
                 return Some(LocSet::new());
             }
-            self.smart_pointer_made(written, args, flow);
+            self.smart_pointer_made(resolved, args, flow);
             return Some(self.expr(args[0], flow, false));
         }
         if matches!(f.kind(), "identifier" | "qualified_identifier" | "template_type")

@@ -339,3 +339,32 @@ int ok_error_path_releases_to_match(int n) {
     cudaFreeHost(h);
     return 0;
 }
+
+// A C++ container's memory unregistered though nothing registered it (the registration is in
+// an arm of `#ifdef` this build leaves out).
+class Ingest {
+  public:
+    Ingest() : batch_(1 << 20) {
+#ifdef PIN_BUFFERS
+        cudaHostRegister(batch_.data(), batch_.size(), cudaHostRegisterPortable);
+#endif
+    }
+    ~Ingest() {
+        cudaHostUnregister(batch_.data()); //~ mismatched_free
+    }
+
+  private:
+    std::vector<unsigned char> batch_;
+};
+
+// Registered in one method, unregistered in another: the class page-locks it somewhere, so the
+// destructor analysed on its own does not judge it.
+class PinnedLater {
+  public:
+    PinnedLater() : batch_(1 << 20) {}
+    void pin() { cudaHostRegister(batch_.data(), batch_.size(), cudaHostRegisterDefault); }
+    ~PinnedLater() { cudaHostUnregister(batch_.data()); }
+
+  private:
+    std::vector<unsigned char> batch_;
+};

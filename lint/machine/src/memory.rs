@@ -83,6 +83,10 @@ pub enum Allocator {
     /// released by dropping its owner, never by a C or CUDA function (judged where it is
     /// unregistered: see `lints::mismatched_free`).
     RustHeap,
+    /// A C++ standard container's own memory (`std::vector`'s buffer): released by the
+    /// container's destructor, never by a C or CUDA function (judged, like `RustHeap`, where
+    /// it is unregistered).
+    CppContainer,
     /// Not allocated: a module's global (`cuModuleGetGlobal`, `cudaGetSymbolAddress`), which
     /// lives as long as its module and is never freed.
     ModuleGlobal,
@@ -97,6 +101,7 @@ impl Allocator {
             Allocator::CHeap => "C heap memory from `malloc`",
             Allocator::CppNew => "memory from C++ `new[]`",
             Allocator::RustHeap => "memory a Rust `Vec`, `Box` or `String` owns",
+            Allocator::CppContainer => "memory a C++ container (`std::vector`) owns",
             Allocator::ModuleGlobal => "a module's global variable (`cuModuleGetGlobal`), not an allocation",
         }
     }
@@ -109,6 +114,7 @@ impl Allocator {
             Allocator::CHeap => "C heap memory",
             Allocator::CppNew => "`new[]` memory",
             Allocator::RustHeap => "Rust heap memory",
+            Allocator::CppContainer => "a C++ container's memory",
             Allocator::ModuleGlobal => "a module's global",
         }
     }
@@ -121,6 +127,7 @@ impl Allocator {
             Allocator::CHeap => "`free`",
             Allocator::CppNew => "`delete[]`",
             Allocator::RustHeap => "`drop` of the `Vec`/`Box` that owns it",
+            Allocator::CppContainer => "the destructor of the container that owns it",
             Allocator::ModuleGlobal => "nothing: it goes with its module (`cuModuleUnload`)",
         }
     }

@@ -68,12 +68,16 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
             let Some(roots) = regions.iter().map(|l| cx.regions.allocation(l)).collect::<Option<Vec<Loc>>>() else {
                 return;
             };
-            // Memory of Rust's allocator is judged only where it is unregistered: a pointer the
+            // Memory of Rust's allocator (or a C++ container's) is judged only where it is unregistered: a pointer the
             // analysis finds in it may be one stored in its elements (an item of an iterator
             // it does not follow), which any allocator may have made.
             let made: Vec<Option<Allocator>> = roots
                 .iter()
-                .map(|&r| cx.regions.allocator(r).filter(|&a| a != Allocator::RustHeap))
+                .map(|&r| {
+                    cx.regions
+                        .allocator(r)
+                        .filter(|&a| !matches!(a, Allocator::RustHeap | Allocator::CppContainer))
+                })
                 .collect();
             if made.is_empty() || made.iter().any(|a| a.is_none_or(|a| a == by)) {
                 return;
