@@ -412,8 +412,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// nested deeper than the analysis follows, the byte offset of the first such part, and
     /// where calls stopped being run inline for want of budget.
     pub fn run(mut self, root: Node<'t>) -> (Vec<Finding<Site>>, Option<usize>, Option<usize>) {
-        self.collect_functions(root);
         self.classes = objects::Classes::collect(root, self.src, &self.excluded);
+        self.collect_functions(root);
         self.constants = sizes::constants(root, self.src, &self.excluded);
         self.globals = globals::collect(root, self.src, &self.excluded);
         let mut stack = vec![root];
@@ -915,7 +915,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 continue;
             }
             if n.kind() == "function_definition" {
+                // Methods, constructors and destructors are their class's (`objects`): run on
+                // an object, never as a free function of the same name.
                 if !self.is_device_code(n)
+                    && self.class_of_definition(n).is_none()
                     && let Some(name) = n.field("declarator").and_then(|d| function_name(d, self.src))
                 {
                     self.functions.entry(name).or_insert(n);
@@ -1153,12 +1156,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             "switch_statement" => self.switch(n, flow),
             "return_statement" => {
                 let value = match n.named_child(0) {
-                    // A local object returned by value: the caller's variable is that object.
-                    Some(e) if e.kind() == "identifier" && flow.objects.contains_key(self.text(e)) => flow
-                        .objects
-                        .get(self.text(e))
-                        .map(|o| LocSet::single(*o))
-                        .unwrap_or_default(),
+                    // A local object returned by value (the caller's variable is that object), a
+                    // member object returned by reference.
+                    Some(e) if self.object_named(e, flow).is_some() => self.object_named(e, flow).unwrap_or_default(),
                     Some(e) => self.expr(e, flow, false),
                     None => LocSet::new(),
                 };
@@ -1711,12 +1711,21 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     {
                         return true;
                     }
-                    // A helper of the file that waits (`wait_for(streams[i])`).
-                    if depth < MAX_INLINE
-                        && let Some(b) = self.functions.get(name.as_str()).and_then(|d| d.field("body"))
-                        && self.waits_within(b, depth + 1)
-                    {
-                        return true;
+                    // A helper of the file that waits (`wait_for(streams[i])`), or a method of one
+                    // of its classes (`w->wait()`).
+                    let defs = self
+                        .functions
+                        .get(name.as_str())
+                        .copied()
+                        .into_iter()
+                        .chain(self.classes.methods_named(&name));
+                    for d in defs {
+                        if depth < MAX_INLINE
+                            && let Some(b) = d.field("body")
+                            && self.waits_within(b, depth + 1)
+                        {
+                            return true;
+                        }
                     }
                 }
                 _ => {}
@@ -2231,10 +2240,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 .iter()
                 .map(|a| {
                     // An object handed by reference (`init(st)` for `void init(State& s)`).
-                    if a.kind() == "identifier"
-                        && let Some(&o) = flow.objects.get(self.text(*a))
-                    {
-                        return LocSet::single(o);
+                    if let Some(o) = self.object_named(*a, flow) {
+                        return o;
                     }
                     self.expr(*a, flow, false)
                 })

@@ -187,6 +187,15 @@ impl<'s, 't> Classes<'s, 't> {
         None
     }
 
+    /// The methods named `name` of every class (bounded).
+    pub fn methods_named(&self, name: &str) -> Vec<Node<'t>> {
+        self.by_name
+            .values()
+            .filter_map(|c| c.methods.get(name).copied())
+            .take(8)
+            .collect()
+    }
+
     /// Whether `class` or one of its bases declares a member `name`.
     pub fn has_member(&self, class: &str, name: &str) -> bool {
         let mut todo = vec![class];
@@ -410,6 +419,21 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         false
     }
 
+    /// The object a name is, when it names one: a local object, or a member object of `this`
+    /// (`front_` of type `Frame`), already made.
+    pub(super) fn object_named(&self, a: Node<'t>, flow: &Flow) -> Option<LocSet> {
+        if a.kind() != "identifier" {
+            return None;
+        }
+        let name = self.text(a);
+        if let Some(&o) = flow.objects.get(name) {
+            return Some(LocSet::single(o));
+        }
+        let objs = self.named_place(name, flow)?;
+        let member = self.field_value(&objs, &format!("{name}."), flow);
+        (!member.is_empty()).then_some(member)
+    }
+
     /// What a name that is no local or parameter names: a member of `this`, else a variable
     /// of the file's scope. The objects whose field it is.
     pub(super) fn named_place(&self, name: &str, flow: &Flow) -> Option<LocSet> {
@@ -465,6 +489,26 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
         }
         self.make_members(at, class, o, &initialized, flow, nesting);
+        // `Frame f = make_frame(..)`, `front_(make_frame(..))` with no constructor of one
+        // argument written: the object is a copy of the one given.
+        if ctor.is_none()
+            && let [v] = vals.as_slice()
+            && let Some(src) = v.iter().next()
+            && v.iter().count() == 1
+            && src != o
+            && (self.object_class.contains_key(&src) || flow.fields.keys().any(|(s, _)| *s == src))
+        {
+            let copied: Vec<(String, LocSet)> = flow
+                .fields
+                .iter()
+                .filter(|((s, _), _)| *s == src)
+                .map(|((_, f), v)| (f.clone(), v.clone()))
+                .collect();
+            for (f, v) in copied {
+                flow.fields.insert((o, f), v);
+            }
+        }
+
         if let Some(def) = ctor
             && self.inlined.len() < super::MAX_INLINE
             && self.within_budget(at)
@@ -822,13 +866,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let (_, def) = self.classes.method(class, name)?;
         let vals: Vec<LocSet> = args
             .iter()
-            .map(|a| {
-                if a.kind() == "identifier"
-                    && let Some(&o) = flow.objects.get(self.text(*a))
-                {
-                    return LocSet::single(o);
-                }
-                self.expr(*a, flow, false)
+            .map(|a| match self.object_named(*a, flow) {
+                Some(o) => o,
+                None => self.expr(*a, flow, false),
             })
             .collect();
         if self.inlined.len() >= super::MAX_INLINE || self.inlined.contains(&name) || !self.within_budget(n) {
@@ -887,8 +927,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             self.smart_pointer_made(resolved, args, flow);
             return Some(self.expr(args[0], flow, false));
         }
-        if matches!(f.kind(), "identifier" | "qualified_identifier" | "template_type")
-            && !self.functions.contains_key(name)
+        if matches!(
+            f.kind(),
+            "identifier" | "qualified_identifier" | "template_type" | "template_function"
+        ) && !self.functions.contains_key(name)
             && let Some(class) = self.class_of_type(written)
             && base_name(written) == name
         {

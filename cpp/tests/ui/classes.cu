@@ -271,3 +271,38 @@ class Table {
   private:
     std::shared_ptr<float> data_;
 };
+
+// A factory returns its object by value; a temporary `Staging(..)` initializes a variable;
+// member objects are initialized from a factory (no constructor of their own: a copy).
+struct Frame {
+    float* data = nullptr;
+    int n = 0;
+};
+inline Frame make_frame(int n) {
+    Frame f;
+    f.n = n;
+    cudaMallocManaged(&f.data, n * sizeof(float));
+    return f;
+}
+class DoubleBuffer {
+  public:
+    explicit DoubleBuffer(int n) : front_(make_frame(n)), back_(make_frame(n)) {
+        cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking);
+    }
+    Frame& front() { return front_; }
+    Frame& back() { return back_; }
+    void release() {
+        cudaFreeHost(front_.data); //~ mismatched_free
+    }
+
+  private:
+    Frame front_;
+    Frame back_;
+    cudaStream_t s_;
+};
+
+float fires_temporary_initializes_the_variable(const float* d, cudaStream_t s) {
+    Staging st = Staging(64, s);
+    st.download();
+    return st.host()[0]; //~ missing_sync
+}
