@@ -844,7 +844,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             "field_expression" => {
                 let arrow = self.is_arrow(func);
                 let object = func.field("argument")?;
-                let name = self.text(func.field("field")?);
+                // `ring.primary<float>()`: the method `primary`.
+                let field = self.text(func.field("field")?);
+                let name = field.split('<').next().unwrap_or(field).trim();
                 let objs = self.object_of(object, arrow, flow);
                 (objs, name)
             }

@@ -688,3 +688,45 @@ void ok_events_both_ways_in_a_loop(int dev, int steps) {
     }
     cudaDeviceSynchronize();
 }
+
+// A class owns the mirrored ring; its template accessors give the two views.
+class Mirrored {
+  public:
+    Mirrored(size_t size, int dev) : size_(size) {
+        CUmemAllocationProp prop = {};
+        prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+        prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+        prop.location.id = dev;
+        cuMemCreate(&handle_, size_, &prop, 0);
+        cuMemAddressReserve(&base_, 2 * size_, 0, 0, 0);
+        cuMemMap(base_, size_, 0, handle_, 0);
+        cuMemMap(base_ + size_, size_, 0, handle_, 0);
+        CUmemAccessDesc acc = {};
+        acc.location = prop.location;
+        acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+        cuMemSetAccess(base_, 2 * size_, &acc, 1);
+    }
+    template <typename T> T* primary() const { return reinterpret_cast<T*>(base_); }
+    template <typename T> T* mirror() const { return reinterpret_cast<T*>(base_ + size_); }
+
+  private:
+    size_t size_;
+    CUmemGenericAllocationHandle handle_;
+    CUdeviceptr base_ = 0;
+};
+
+void fires_views_from_template_accessors(int n, int dev) {
+    Mirrored ring(1 << 21, dev);
+    int* out;
+    cudaMalloc(&out, n * sizeof(int));
+    copy_through<<<1, 256>>>(ring.primary<int>(), ring.mirror<int>(), out, n); //~ unfenced_vmm_alias
+    cudaDeviceSynchronize();
+}
+
+void ok_views_from_template_accessors_fenced(int n, int dev) {
+    Mirrored ring(1 << 21, dev);
+    int* out;
+    cudaMalloc(&out, n * sizeof(int));
+    copy_through_fenced<<<1, 256>>>(ring.primary<int>(), ring.mirror<int>(), out, n);
+    cudaDeviceSynchronize();
+}
