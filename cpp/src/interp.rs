@@ -55,6 +55,8 @@ struct LocInfo {
     copies_on_access: bool,
     /// Managed memory attached to one stream: that stream.
     attached_streams: LocSet,
+    /// A view of a reservation at an offset that may be any (`base + c.offset`).
+    any_offset: bool,
 }
 
 #[derive(Clone, Default, PartialEq)]
@@ -1023,6 +1025,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             attached: false,
             attached_streams: LocSet::new(),
             copies_on_access: false,
+            any_offset: false,
         });
         l
     }
@@ -1832,6 +1835,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                             }
                         };
                         self.locs[v.0 as usize].parent = Some(root);
+                        // An offset read from an element or a field (`base + c.offset` over the
+                        // chunks of an arena) may be any of them.
+                        if offset.contains(['.', '[']) || offset.contains("->") {
+                            self.locs[v.0 as usize].any_offset = true;
+                        }
                         views.insert(v);
                     } else {
                         views.insert(l);
@@ -2553,7 +2561,25 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         .set_access(&mut flow.m, &at, &FileRegions { locs: &self.locs });
                 }
                 Effect::Unmap { va } => {
-                    let at = self.mappings(&arg(va));
+                    let mut at = self.mappings(&arg(va));
+                    // At an offset that may be any: it may unmap any mapping of the reservation.
+                    let roots: Vec<Loc> = at
+                        .iter()
+                        .filter(|l| self.locs[l.0 as usize].any_offset)
+                        .map(|l| self.root_of(l))
+                        .collect();
+                    for root in roots {
+                        at.insert(root);
+                        let views: Vec<Loc> = self
+                            .views
+                            .iter()
+                            .filter(|((r, _), _)| *r == root)
+                            .map(|(_, &v)| v)
+                            .collect();
+                        for v in views {
+                            at.insert(v);
+                        }
+                    }
                     if !at.is_empty() {
                         self.emit(
                             n,

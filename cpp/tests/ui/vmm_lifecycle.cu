@@ -7,6 +7,7 @@
 // mirrored ring buffer, rollback after a failed cuMemMap.
 // Lines that must be reported end with an annotation; ok_* functions stay silent.
 #include <cuda.h>
+#include <vector>
 #include <cuda_runtime.h>
 #include <cstdio>
 #include <cstdlib>
@@ -584,4 +585,43 @@ void ok_unmap_after_the_stream_is_synchronized(int dev, cudaStream_t s) {
     fill<<<(unsigned)((n + 255) / 256), 256, 0, s>>>((int*)va, 1, n);
     cudaStreamSynchronize(s);
     unmap_release_free(va, size, h);
+}
+
+// An arena maps chunks at offsets it keeps in a vector, and its destructor unmaps each chunk at
+// its offset before freeing the range: the mappings are all unmapped.
+struct Chunk {
+    CUmemGenericAllocationHandle handle;
+    size_t offset;
+    size_t bytes;
+};
+
+class Arena {
+  public:
+    Arena(size_t reserved, size_t first, int dev) : reserved_(reserved) {
+        prop_.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+        prop_.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+        prop_.location.id = dev;
+        cuMemAddressReserve(&base_, reserved_, 0, 0, 0);
+        CUmemGenericAllocationHandle h;
+        cuMemCreate(&h, first, &prop_, 0);
+        cuMemMap(base_, first, 0, h, 0);
+        chunks_.push_back({h, 0, first});
+    }
+    ~Arena() {
+        for (const Chunk& c : chunks_) {
+            cuMemUnmap(base_ + c.offset, c.bytes);
+            cuMemRelease(c.handle);
+        }
+        cuMemAddressFree(base_, reserved_);
+    }
+
+  private:
+    size_t reserved_;
+    CUmemAllocationProp prop_ = {};
+    CUdeviceptr base_ = 0;
+    std::vector<Chunk> chunks_;
+};
+
+void ok_arena_unmaps_each_chunk_at_its_offset(int dev) {
+    Arena arena(size_t(1) << 30, size_t(2) << 20, dev);
 }
