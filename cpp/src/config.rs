@@ -80,6 +80,8 @@ fn is_identifier(name: &str) -> bool {
 /// does not define may come from it: not decided).
 pub struct Macros {
     pub defined_at: Vec<(String, usize, Option<i64>)>,
+    /// `#undef`s, with the byte where each is.
+    pub undefined_at: Vec<(String, usize)>,
     pub from_headers: HashSet<String>,
     pub unread_header: bool,
     /// From the command line.
@@ -90,7 +92,26 @@ impl Macros {
     /// Whether `name` is defined at byte `at`: `Some(true)`/`Some(false)`, or `None` when a
     /// header the file includes could not be read.
     fn defined(&self, name: &str, at: usize) -> Option<bool> {
-        if self.from_headers.contains(name) || self.defined_at.iter().any(|(n, pos, _)| n == name && *pos < at) {
+        // The last `#define` or `#undef` of it before `at` decides.
+        let last_define = self
+            .defined_at
+            .iter()
+            .filter(|(n, pos, _)| n == name && *pos < at)
+            .map(|d| d.1)
+            .max();
+        let last_undef = self
+            .undefined_at
+            .iter()
+            .filter(|(n, pos)| n == name && *pos < at)
+            .map(|u| u.1)
+            .max();
+        match (last_define, last_undef) {
+            (Some(d), Some(u)) => return Some(d > u),
+            (None, Some(_)) => return Some(false),
+            (Some(_), None) => return Some(true),
+            (None, None) => {}
+        }
+        if self.from_headers.contains(name) {
             return Some(true);
         }
         if self.given.undefined.iter().any(|u| u == name) {
@@ -147,6 +168,34 @@ pub fn defines(root: Node<'_>, src: &str) -> Vec<(String, usize, Option<i64>)> {
     }
     // In the order of the source: the last one before a test is the one it sees.
     out.sort_by_key(|d| d.1);
+    out
+}
+
+/// The `#undef`s of a parsed file, in the order of the source.
+pub fn undefines(root: Node<'_>, src: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    let mut steps = 0;
+    while let Some(n) = stack.pop() {
+        steps += 1;
+        if steps > 2_000_000 {
+            break;
+        }
+        if n.kind() == "preproc_call"
+            && n.child_by_field_name("directive")
+                .is_some_and(|d| src[d.byte_range()].trim() == "#undef")
+            && let Some(arg) = n.child_by_field_name("argument")
+        {
+            // `#undef NAME // why`: the first word.
+            let name = src[arg.byte_range()].split_whitespace().next().unwrap_or("");
+            if is_identifier(name) {
+                out.push((name.to_string(), n.start_byte()));
+            }
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    out.sort_by_key(|u| u.1);
     out
 }
 

@@ -563,7 +563,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 continue;
             };
             let pointer = contains_kind(d, "pointer_declarator");
-            if !pointer && let Some(kind) = container_kind(ty) {
+            if !pointer && let Some(kind) = self.container_kind_of(ty) {
                 let l = self.container(d, kind, &name);
                 out.push((name, LocSet::single(l), false));
             } else if !pointer
@@ -652,6 +652,17 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 let held = self.held_memory(o, &j);
                 j.m.registered_may.union_with(&held);
             }
+            // Nor is it known which of its VMM ranges other methods mapped, unmapped or granted
+            // access to: each may be either.
+            let mut views = j.m.mapped_may.clone();
+            if self.class_calls(class, "cuMemMap(") {
+                let held = self.held_memory(o, &j);
+                views.union_with(&self.mappings(&held));
+            }
+            j.m.mapped_may.union_with(&views);
+            j.m.mapped_must.subtract(&views);
+            j.m.access_may.union_with(&views);
+            j.m.access_must.subtract(&views);
             *flow = j;
         }
         self.constructing -= 1;
@@ -1591,7 +1602,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 flow.vars.insert(name, held);
                 continue;
             }
-            let container = (!is_pointer).then(|| container_kind(ty)).flatten();
+            let container = (!is_pointer).then(|| self.container_kind_of(ty)).flatten();
             let target = if is_array || container.is_some() {
                 // Memory the variable is: a stack array, a `std::vector`'s buffer, a
                 // `thrust::device_vector`'s.
@@ -1835,9 +1846,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                             }
                         };
                         self.locs[v.0 as usize].parent = Some(root);
-                        // An offset read from an element or a field (`base + c.offset` over the
-                        // chunks of an arena) may be any of them.
-                        if offset.contains(['.', '[']) || offset.contains("->") {
+                        // An offset that is neither a constant nor one name (`base + size`, the
+                        // mirror of a ring) may be any: read from an element or a field
+                        // (`base + c.offset`), or computed (`base + i * page_`).
+                        let one_name = offset
+                            .trim_start_matches("this->")
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '_');
+                        if !one_name && self.byte_count(&offset).is_none() {
                             self.locs[v.0 as usize].any_offset = true;
                         }
                         views.insert(v);
@@ -2550,6 +2566,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         self.locs[v.0 as usize].origin = self.site(n);
                     }
                     if !views.is_empty() {
+                        // A place at an offset that may be any (`base + handles_.size() * page_`)
+                        // may be a new one each time: not mapped before, as far as is known.
+                        let anywhere: LocSet = views.iter().filter(|v| self.locs[v.0 as usize].any_offset).collect();
+                        flow.m.mapped_must.subtract(&anywhere);
+                        flow.m.mapped_may.subtract(&anywhere);
                         self.emit(n, Event::Map { views: &views }, flow);
                         self.machine.map(&mut flow.m, &views);
                         self.started.mapped.push(views.clone());
@@ -3110,11 +3131,12 @@ fn failure_test<'t>(cond: Node<'t>, src: &str) -> Option<(Node<'t>, bool)> {
 /// `thrust::universal_vector` managed, a host vector with a pinned allocator pinned, any other
 /// `vector`/`std::array` pageable. `None`: not a container.
 fn container_kind(ty: &str) -> Option<MemKind> {
+    let lower = ty.to_ascii_lowercase();
     if ty.contains("device_vector") {
         Some(MemKind::Device)
     } else if ty.contains("universal_vector") {
         Some(MemKind::Managed)
-    } else if (ty.contains("vector") || ty.contains("array<")) && ty.contains("pinned") {
+    } else if (ty.contains("vector") || ty.contains("array<")) && lower.contains("pinned") {
         Some(MemKind::Pinned)
     } else if ty.contains("vector") || ty.contains("array<") {
         Some(MemKind::Pageable)

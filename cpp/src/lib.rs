@@ -500,6 +500,7 @@ fn analyse_source(
     // The default build's configuration: the arms of `#if`/`#ifdef` it leaves out.
     let macros = config::Macros {
         defined_at: config::defines(root, src),
+        undefined_at: config::undefines(root, src),
         from_headers: HashSet::new(),
         unread_header: false,
         given: settings.defines.clone(),

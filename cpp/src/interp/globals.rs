@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use cuda_lint_machine::{LocSet, MemKind};
 use tree_sitter::Node;
 
-use super::{FieldExt, FileAnalysis, Flow, container_kind, contains_kind, declared_name};
+use super::{FieldExt, FileAnalysis, Flow, contains_kind, declared_name};
 
 /// A variable of the file's scope: its declared type and declarator.
 pub(super) struct Global<'s, 't> {
@@ -84,7 +84,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 } else if array {
                     Some(MemKind::Pageable)
                 } else {
-                    container_kind(self.classes.resolve(g.ty))
+                    self.container_kind_of(g.ty)
                 };
                 kind.map(|k| (name.clone(), g.declarator, k))
             })

@@ -367,6 +367,39 @@ pub(super) fn template_args(ty: &str) -> Vec<&str> {
 }
 
 impl<'s, 't> FileAnalysis<'s, 't> {
+    /// The memory a container type's buffer is (`std::vector<float>`: pageable;
+    /// `thrust::device_vector`: device), through aliases; a container whose allocator is a
+    /// class of the file (`std::vector<T, PinnedAllocator<T>>`) is what that allocator's
+    /// `allocate` makes (`cudaMallocHost`: pinned, `cudaMallocManaged`: managed).
+    pub(super) fn container_kind_of(&self, ty: &'s str) -> Option<MemKind> {
+        let ty = self.classes.resolve(ty);
+        let kind = container_kind(ty)?;
+        if kind != MemKind::Pageable {
+            return Some(kind);
+        }
+        let args = template_args(ty);
+        let Some(alloc) = args.get(1).and_then(|a| self.classes.class_of(a)) else {
+            return Some(kind);
+        };
+        let Some((_, def)) = self.classes.method(alloc, "allocate") else {
+            return Some(kind);
+        };
+        let body = self.text(def);
+        if ["cudaMallocHost", "cudaHostAlloc", "cuMemHostAlloc", "cuMemAllocHost"]
+            .iter()
+            .any(|f| body.contains(f))
+        {
+            Some(MemKind::Pinned)
+        } else if ["cudaMallocManaged", "cuMemAllocManaged"]
+            .iter()
+            .any(|f| body.contains(f))
+        {
+            Some(MemKind::Managed)
+        } else {
+            Some(kind)
+        }
+    }
+
     /// The class of a type's text, if the file defines it.
     pub(super) fn class_of_type(&self, ty: &str) -> Option<&'s str> {
         self.classes.class_of(ty)
@@ -394,6 +427,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// Whether a method of `class` (or of a base) page-locks memory (`cudaHostRegister`,
     /// `cuMemHostRegister`).
     pub(super) fn class_registers(&self, class: &str) -> bool {
+        self.class_calls(class, "HostRegister(")
+    }
+
+    /// Whether a method of `class` (or of a base) has `call` in this build's text.
+    pub(super) fn class_calls(&self, class: &str, call: &str) -> bool {
         let mut todo = vec![class];
         let mut seen = 0;
         while let Some(c) = todo.pop() {
@@ -408,7 +446,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             // In this build (not in an arm of `#ifdef` it leaves out).
             let registers = |d: &Node<'t>| {
                 self.text(*d)
-                    .match_indices("HostRegister(")
+                    .match_indices(call)
                     .any(|(i, _)| !self.excluded.contains(d.start_byte() + i))
             };
             if defs.into_iter().any(registers) {
@@ -580,7 +618,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 continue;
             }
             let ty = self.classes.resolve(ty);
-            if let Some(kind) = container_kind(ty) {
+            if let Some(kind) = self.container_kind_of(ty) {
                 let key = (o, name);
                 let l = match self.member_locs.get(&key) {
                     Some(&l) => l,
@@ -683,7 +721,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     self.store_field(&this, name, &v, flow);
                     continue;
                 }
-                if container_kind(ty).is_some() {
+                if self.container_kind_of(ty).is_some() {
                     for a in &args {
                         self.expr(*a, flow, false);
                     }

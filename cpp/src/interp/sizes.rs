@@ -115,7 +115,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let text = arg.utf8_text(self.src.as_bytes()).ok()?.trim();
         let name = text.strip_prefix('&')?.trim();
         let (ty, dims, pointer) = self.var_types.get(name)?;
-        if *pointer || !dims.is_empty() || super::container_kind(self.classes.resolve(ty)).is_some() {
+        if *pointer || !dims.is_empty() || self.container_kind_of(ty).is_some() {
             return None;
         }
         Some(self.size_of(ty, 0).unwrap_or(8))
@@ -128,7 +128,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         if depth > MAX_SIZE_DEPTH {
             return None;
         }
-        let what = what.trim();
+        // `sizeof(*(p))`, as a macro's expansion writes it.
+        let mut what = what.trim();
+        while let Some(inner) = what.strip_prefix('(').and_then(|w| w.strip_suffix(')')) {
+            what = inner.trim();
+        }
         if what.ends_with('*') {
             return Some(8);
         }
@@ -138,7 +142,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         // `*p`, `p[0]`: what the pointer's declared type points to.
         let deref = what.strip_prefix('*').or_else(|| what.strip_suffix("[0]"));
         if let Some(var) = deref {
-            let (ty, dims, pointer) = self.var_types.get(var.trim())?;
+            let mut var = var.trim();
+            while let Some(inner) = var.strip_prefix('(').and_then(|w| w.strip_suffix(')')) {
+                var = inner.trim();
+            }
+            let (ty, dims, pointer) = self.var_types.get(var)?;
             return match (pointer, dims.as_slice()) {
                 (true, []) | (false, [_]) => self.size_of(ty, depth + 1),
                 _ => None,

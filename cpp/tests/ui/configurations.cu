@@ -113,3 +113,17 @@ void ok_elif_arm_of_this_build(float* d, int n, cudaStream_t s) {
     cudaMemcpyAsync(d, staging, n * sizeof(float), cudaMemcpyHostToDevice, s);
     cudaStreamSynchronize(s);
 }
+
+// `#undef` takes a macro out from there on.
+#define STAGE_WRITE_COMBINED 1
+#undef STAGE_WRITE_COMBINED // this build reads the staging buffer back
+#ifdef STAGE_WRITE_COMBINED
+#define STAGE_FLAGS cudaHostAllocWriteCombined
+#else
+#define STAGE_FLAGS cudaHostAllocDefault
+#endif
+float ok_flags_after_undef(size_t n) {
+    float* h;
+    cudaHostAlloc(&h, n * sizeof(float), STAGE_FLAGS);
+    return h[0];
+}

@@ -494,3 +494,30 @@ void fires_read_into_local_array(const float* d, size_t n, cudaStream_t s) {
     cudaMemcpyAsync(out, d, n * sizeof(float), cudaMemcpyDeviceToHost, s); //~ pageable_async_copy
     cudaStreamSynchronize(s);
 }
+
+// A vector whose allocator page-locks (its `allocate` calls `cudaMallocHost`) is pinned memory.
+template <typename T> struct PinnedAllocator {
+    using value_type = T;
+    T* allocate(size_t n) {
+        void* p = nullptr;
+        cudaMallocHost(&p, n * sizeof(T));
+        return static_cast<T*>(p);
+    }
+    void deallocate(T* p, size_t) { cudaFreeHost(p); }
+};
+template <typename T> using pinned_vector = std::vector<T, PinnedAllocator<T>>;
+
+void ok_upload_from_a_vector_with_a_pinned_allocator(float* d, size_t n, cudaStream_t s) {
+    pinned_vector<float> h(n);
+    cudaMemcpyAsync(d, h.data(), n * sizeof(float), cudaMemcpyHostToDevice, s);
+    cudaStreamSynchronize(s);
+}
+
+// A byte count a macro writes (`(count) * sizeof(*(src))`) of a small stack array.
+#define UPLOAD(dst, src, count, s) cudaMemcpyAsync((dst), (src), (count) * sizeof(*(src)), cudaMemcpyHostToDevice, (s))
+void ok_small_array_through_a_macro(float* d, cudaStream_t s) {
+    float taps[16];
+    for (int i = 0; i < 16; ++i) taps[i] = 0.5f;
+    UPLOAD(d, taps, 16, s);
+    cudaStreamSynchronize(s);
+}

@@ -625,3 +625,37 @@ class Arena {
 void ok_arena_unmaps_each_chunk_at_its_offset(int dev) {
     Arena arena(size_t(1) << 30, size_t(2) << 20, dev);
 }
+
+// Pages mapped one after another at a computed offset: each map is a new place, not the same
+// range mapped twice; the kernel still must not run before `cuMemSetAccess`.
+class PagePool {
+  public:
+    PagePool(size_t page, size_t pages, int dev) : page_(page) {
+        prop_.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+        prop_.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+        prop_.location.id = dev;
+        cuMemAddressReserve(&base_, page_ * pages, 0, 0, 0);
+    }
+    CUdeviceptr add_page() {
+        CUmemGenericAllocationHandle h;
+        cuMemCreate(&h, page_, &prop_, 0);
+        CUdeviceptr va = base_ + handles_.size() * page_;
+        cuMemMap(va, page_, 0, h, 0);
+        handles_.push_back(h);
+        return va;
+    }
+
+  private:
+    size_t page_;
+    CUmemAllocationProp prop_ = {};
+    CUdeviceptr base_ = 0;
+    std::vector<CUmemGenericAllocationHandle> handles_;
+};
+
+void fires_pages_used_before_access(int n, int dev) {
+    PagePool pool(size_t(2) << 20, 8, dev);
+    int* a = reinterpret_cast<int*>(pool.add_page());
+    int* b = reinterpret_cast<int*>(pool.add_page());
+    touch<<<1, 256>>>(a, n); //~ vmm_lifecycle
+    touch<<<1, 256>>>(b, n); //~ vmm_lifecycle
+}
