@@ -415,8 +415,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// where calls stopped being run inline for want of budget.
     pub fn run(mut self, root: Node<'t>) -> (Vec<Finding<Site>>, Option<usize>, Option<usize>) {
         self.classes = objects::Classes::collect(root, self.src, &self.excluded);
-        self.collect_functions(root);
         self.constants = sizes::constants(root, self.src, &self.excluded);
+        self.collect_functions(root);
         self.globals = globals::collect(root, self.src, &self.excluded);
         let mut stack = vec![root];
         let mut steps = 0usize;
@@ -663,6 +663,25 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             j.m.mapped_must.subtract(&views);
             j.m.access_may.union_with(&views);
             j.m.access_must.subtract(&views);
+            // A member the constructors set to memory of different kinds on different paths
+            // (`if (managed_) cudaMallocManaged(..) else cudaMalloc(..)`): which one this object
+            // holds is decided by what the method cannot see (its flag): not known.
+            let mixed: Vec<(Loc, String)> = j
+                .fields
+                .iter()
+                .filter(|((owner, _), v)| {
+                    *owner == o && {
+                        let mut kinds: Vec<MemKind> = v.iter().filter_map(|l| self.locs[l.0 as usize].kind).collect();
+                        kinds.sort_by_key(|k| format!("{k:?}"));
+                        kinds.dedup();
+                        kinds.len() > 1
+                    }
+                })
+                .map(|(k, _)| k.clone())
+                .collect();
+            for k in mixed {
+                j.fields.insert(k, LocSet::single(self.unknown));
+            }
             *flow = j;
         }
         self.constructing -= 1;
@@ -1018,7 +1037,24 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     fn is_device_code(&self, f: Node<'t>) -> bool {
         let head_end = f.field("body").map_or(f.end_byte(), |b| b.start_byte());
         let head = &self.src[f.start_byte()..head_end.max(f.start_byte())];
-        head.contains("__global__") || head.contains("__device__")
+        if head.contains("__global__") || head.contains("__device__") {
+            return true;
+        }
+        // Through a macro (`TCNN_HOST_DEVICE T& operator[](..)`): one the file defines as
+        // `__host__ __device__`, or, when it is not defined here, one named for it.
+        head.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).any(|w| {
+            if w.is_empty()
+                || !w
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            {
+                return w == "__hostdev__";
+            }
+            match self.constants.get(w) {
+                Some(v) => v.contains("__device__") || v.contains("__global__"),
+                None => w.contains("DEVICE") || w.contains("HOSTDEV") || w == "CUDA_CALLABLE",
+            }
+        })
     }
 
     fn new_loc(&mut self, kind: Option<MemKind>, name: Option<String>, origin: Site, allocated: bool) -> Loc {
@@ -1193,6 +1229,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 flow.dead = true;
             }
             "break_statement" | "continue_statement" | "goto_statement" => {}
+            // An exception leaves the function (and, uncaught here, its callers): no path goes
+            // on past it.
+            "throw_statement" => {
+                if let Some(e) = n.named_child(0) {
+                    self.expr(e, flow, false);
+                }
+                flow.dead = true;
+            }
             "comment" | "preproc_include" | "preproc_def" | "preproc_call" => {}
             _ => {
                 // switch, try, labeled statements, preprocessor blocks: their parts in order.

@@ -306,3 +306,38 @@ float fires_temporary_initializes_the_variable(const float* d, cudaStream_t s) {
     st.download();
     return st.host()[0]; //~ missing_sync
 }
+
+// A member set to managed or device memory by a flag: `at()` throws unless it is managed, and
+// `operator[]` runs on the device too (a `__host__ __device__` macro): neither is a host
+// dereference of device memory.
+#define HD __host__ __device__
+class Buffer {
+  public:
+    Buffer(size_t n, bool managed) : managed_(managed) {
+        if (managed_) {
+            cudaMallocManaged(&data_, n * sizeof(float));
+        } else {
+            cudaMalloc(&data_, n * sizeof(float));
+        }
+    }
+    float& at(size_t i) {
+        if (!managed_) {
+            throw 1;
+        }
+        return data_[i];
+    }
+    HD float& operator[](size_t i) { return data_[i]; }
+
+  private:
+    bool managed_;
+    float* data_ = nullptr;
+};
+
+float fires_device_buffer_read_after_a_throw_that_did_not_happen(size_t n) {
+    float* d;
+    cudaMalloc(&d, n * sizeof(float));
+    if (n == 0) {
+        throw 2;
+    }
+    return d[0]; //~ host_deref_device_ptr
+}

@@ -9,9 +9,10 @@
 # tree. Headers (.h .cuh .hpp) are not given to either as files: clang-tidy reaches them through
 # #include (the ones it finds: Common/, the file's own folder, the system's C and C++ headers;
 # there is no CUDA toolkit here, so <cuda_runtime.h> and the like are missing and clang-tidy
-# reports an error for those files, then goes on parsing the rest); cuda-lint parses each file
-# alone with tree-sitter and never opens an #include. So a third and fourth row give cuda-lint the
-# whole tree (translation units and headers, what `cuda-lint check DIR` does).
+# reports an error for those files, then goes on parsing the rest); cuda-lint splices in the
+# headers a file includes with #include "..." that it finds beside the file (not <...>: the
+# samples include Common/ with angle brackets). A third and fourth row give cuda-lint the whole
+# tree (translation units and headers, what `cuda-lint check DIR` does).
 #
 # Rows, each ROUNDS times (median), after one untimed warm-up pass of each:
 #   cuda-lint check TUs                 one process (cuda-lint is single-threaded)
