@@ -160,6 +160,8 @@ pub fn defines(root: Node<'_>, src: &str) -> Vec<(String, usize, Option<i64>)> {
             let value = n
                 .child_by_field_name("value")
                 .and_then(|v| src.get(v.byte_range()))
+                // `#define N 1   // why`: the value without its comment.
+                .map(|v| v.split("//").next().unwrap_or(v).split("/*").next().unwrap_or(v))
                 .and_then(|v| parse_int(v.trim()));
             out.push((src[name.byte_range()].to_string(), n.start_byte(), value));
         }

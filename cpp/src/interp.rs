@@ -774,6 +774,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
         } else if let Some((objs, field)) = self.out_field(a, flow) {
             self.store_field(&objs, &field, &LocSet::single(l), flow);
+            // An element at a constant index is an element too.
+            if field.starts_with('[') && field != ELEMENTS {
+                self.store_field(&objs, ELEMENTS, &LocSet::single(l), flow);
+            }
             let mut text = self
                 .text(a)
                 .trim_start_matches(|c: char| c != '&')
@@ -809,9 +813,19 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 };
                 let objs = self.expr(arr, flow, false);
                 self.store_field(&objs, ELEMENTS, value, flow);
+                if let Some(key) = self.element_key(left) {
+                    self.store_field(&objs, &key, value, flow);
+                }
             }
             _ => {}
         }
+    }
+
+    /// The field an element at a constant index is also kept under (`h[0]`: `[0]`), so that
+    /// `h[0]` and `h[1]` stay apart; elements at other indices are all `[]`.
+    fn element_key(&self, subscript: Node<'t>) -> Option<String> {
+        let i = subscript.field("indices")?.named_child(0)?;
+        (i.kind() == "number_literal").then(|| format!("[{}]", self.text(i).trim()))
     }
 
     /// The objects `a` may be in a field access `a.f` (`arrow`: `a->f`).
@@ -922,7 +936,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                             let objs = self.expr(arr, flow, false);
                             // `cudaMalloc(&rows[i], n)` writes `rows[i]` on the host.
                             self.access(target, &objs, true, flow);
-                            Some((objs, ELEMENTS.to_string()))
+                            Some((objs, self.element_key(target).unwrap_or_else(|| ELEMENTS.to_string())))
                         }
                         _ => None,
                     };
@@ -1941,7 +1955,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     self.expr(i, flow, false);
                 }
                 self.access(n, &target, write, flow);
-                // An array of pointers: what its elements hold.
+                // An array of pointers: what its elements hold (at a constant index stored
+                // there, that element's).
+                if let Some(key) = self.element_key(n) {
+                    let one = self.field_value(&target, &key, flow);
+                    if !one.is_empty() {
+                        return one;
+                    }
+                }
                 self.field_value(&target, ELEMENTS, flow)
             }
             "field_expression" => {

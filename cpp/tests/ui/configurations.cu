@@ -127,3 +127,25 @@ float ok_flags_after_undef(size_t n) {
     cudaHostAlloc(&h, n * sizeof(float), STAGE_FLAGS);
     return h[0];
 }
+
+// A value with a comment after it (`#define USE_PINNED 1 // why`) is that value.
+#define USE_PINNED 1   // production default: page-locked staging
+float* ok_value_with_a_comment(size_t n) {
+    float* p;
+#if USE_PINNED
+    cudaMallocHost(&p, n * sizeof(float));
+#else
+    p = (float*)malloc(n * sizeof(float));
+#endif
+    return p;
+}
+void ok_release_with_a_comment(float* p) {
+#if USE_PINNED
+    cudaFreeHost(p);
+#else
+    free(p);
+#endif
+}
+void check_value_with_a_comment(size_t n) {
+    ok_release_with_a_comment(ok_value_with_a_comment(n));
+}

@@ -730,3 +730,26 @@ void ok_views_from_template_accessors_fenced(int n, int dev) {
     copy_through_fenced<<<1, 256>>>(ring.primary<int>(), ring.mirror<int>(), out, n);
     cudaDeviceSynchronize();
 }
+
+// Two chunks of two physical allocations kept in an array (`h[0]`, `h[1]`): not aliases.
+void ok_two_handles_in_an_array(size_t chunk, int n, int dev) {
+    CUmemAllocationProp prop = {};
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = dev;
+    CUmemGenericAllocationHandle h[2];
+    cuMemCreate(&h[0], chunk, &prop, 0);
+    cuMemCreate(&h[1], chunk, &prop, 0);
+    CUdeviceptr base;
+    cuMemAddressReserve(&base, 2 * chunk, 0, 0, 0);
+    cuMemMap(base, chunk, 0, h[0], 0);
+    cuMemMap(base + chunk, chunk, 0, h[1], 0);
+    CUmemAccessDesc acc = {};
+    acc.location = prop.location;
+    acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    cuMemSetAccess(base, 2 * chunk, &acc, 1);
+    int* out;
+    cudaMalloc(&out, n * sizeof(int));
+    copy_through<<<1, 256>>>((int*)base, (const int*)(base + chunk), out, n);
+    cudaDeviceSynchronize();
+}
