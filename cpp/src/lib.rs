@@ -8,6 +8,7 @@
 //! the finding or the line before, like clang-tidy's `NOLINT`.
 
 pub mod api;
+pub mod compile_commands;
 pub mod config;
 pub mod grammar_text;
 pub mod interp;
@@ -262,6 +263,9 @@ pub struct Settings {
     pub defines: config::Defines,
     /// Folders of the project's headers (`-I DIR`), searched after the including file's.
     pub include_dirs: Vec<PathBuf>,
+    /// The build's compilation database (`-p DIR`): each file's own `-D`/`-U`/`-I`, before
+    /// those of the command line.
+    pub database: Option<compile_commands::Database>,
 }
 
 impl Settings {
@@ -275,6 +279,7 @@ impl Settings {
             path: None,
             defines: config::Defines::default(),
             include_dirs: Vec::new(),
+            database: None,
         }
     }
 }
@@ -353,6 +358,31 @@ pub fn check_files_with(files: &[PathBuf], settings: &Settings) -> Report {
                 ));
                 continue;
             }
+        };
+        // The file's own configuration from the compilation database, then the command line's.
+        let own_settings;
+        let settings = match settings.database.as_ref().and_then(|db| db.flags_for(path)) {
+            Some(flags) => {
+                let mut s = settings.clone();
+                let mut defines = flags.defines.clone();
+                for (name, value) in &settings.defines.defined {
+                    let arg = value.map_or(name.clone(), |v| format!("{name}={v}"));
+                    let _ = defines.define(&arg);
+                }
+                for name in &settings.defines.undefined {
+                    let _ = defines.undefine(name);
+                }
+                s.defines = defines;
+                s.include_dirs = flags
+                    .include_dirs
+                    .iter()
+                    .chain(&settings.include_dirs)
+                    .cloned()
+                    .collect();
+                own_settings = s;
+                &own_settings
+            }
+            None => settings,
         };
         let key = path.canonicalize().unwrap_or_else(|_| path.clone());
         let (id, src) = match known.get(&key) {

@@ -17,7 +17,7 @@ use cuda_lint_protocol::output::{Execution, Format, Level, Notification};
 
 const USAGE: &str = "usage: cuda-lint check [--message-format human|short|json|sarif|github|gitlab] [-W|-A|-D LINT]...\n\
                      \x20                      [--baseline FILE | --write-baseline FILE] [--changed-since REV]\n\
-                     \x20                      [--define NAME[=VALUE]]... [--undefine NAME]... [-I DIR]... [PATH...]\n\
+                     \x20                      [--define NAME[=VALUE]]... [--undefine NAME]... [-I DIR]... [-p BUILD_DIR] [PATH...]\n\
                      checks the CUDA C++ host code in the .cu, .cuh, .cpp, .cc, .cxx, .c, .h and .hpp files under each path\n\
                      (binary files are skipped)\n\
                      -W/-A/-D LINT: warn about, allow or deny a lint or a group (correctness, perf, pedantic, all),\n\
@@ -27,6 +27,8 @@ const USAGE: &str = "usage: cuda-lint check [--message-format human|short|json|s
                      \x20   is said on stderr. A finding's key is its lint, its file (relative to FILE's folder: keep FILE\n\
                      \x20   at the project root), its function and the names its message quotes, not its line; a key\n\
                      \x20   is counted, so one more finding of it is new. A missing or malformed FILE exits 3\n\
+                     -p BUILD_DIR, --compile-commands FILE: read BUILD_DIR/compile_commands.json (as clang-tidy does):\n\
+                     \x20   its files when no PATH is given, and each file's -D/-U/-I\n\
                      -I DIR, --include-dir DIR: where headers the project includes with #include \"...\" are looked for after\n\
                      \x20   the including file's folder; they are part of the file checked (its classes, helpers, globals)\n\
                      --define NAME[=VALUE], --undefine NAME: the build's configuration, as -D/-U give a compiler; the\n\
@@ -73,6 +75,8 @@ fn main() -> ExitCode {
     let mut defines = cuda_lint_cpp::config::Defines::default();
     // `-I DIR`: folders of the project's headers.
     let mut include_dirs: Vec<PathBuf> = Vec::new();
+    // `-p BUILD_DIR`: the compilation database.
+    let mut database_at: Option<PathBuf> = None;
     // The first mistake on the command line; the rest is read all the same, so that a CI
     // report can say what went wrong in the format asked for.
     let mut usage_error: Option<String> = None;
@@ -108,6 +112,18 @@ fn main() -> ExitCode {
                     usage_error.get_or_insert(
                         "`--message-format` needs a value: human, short, json, sarif, github, gitlab".into(),
                     );
+                }
+            }
+        } else if a == "-p" || a == "--compile-commands" || a.starts_with("--compile-commands=") {
+            // `-p build/`: the files of `build/compile_commands.json` and each one's flags.
+            let value = match a.strip_prefix("--compile-commands=") {
+                Some(v) => Some(v.to_string()),
+                None => rest.next().cloned(),
+            };
+            match value {
+                Some(v) if !v.is_empty() => database_at = Some(PathBuf::from(v)),
+                _ => {
+                    usage_error.get_or_insert(format!("`{a}` needs a build folder or a compile_commands.json"));
                 }
             }
         } else if a == "--include-dir" || a.starts_with("--include-dir=") || a.starts_with("-I") {
@@ -221,12 +237,24 @@ fn main() -> ExitCode {
         }
         return ExitCode::from(EXIT_USAGE);
     }
-    if paths.is_empty() {
-        paths.push(PathBuf::from("."));
+    // The compilation database: its files when no path is given, each file's flags always.
+    let mut database = None;
+    let mut database_problem = None;
+    if let Some(at) = &database_at {
+        match cuda_lint_cpp::compile_commands::Database::read(at) {
+            Ok(db) => database = Some(db),
+            Err(e) => database_problem = Some(Problem::new(ProblemKind::NotAnalysed, Some(at), e)),
+        }
+    }
+    if paths.is_empty() && database_problem.is_none() {
+        match &database {
+            Some(db) => paths.extend(db.files.iter().cloned()),
+            None => paths.push(PathBuf::from(".")),
+        }
     }
 
     // What was asked for and cannot be analysed fails the run, but the rest is analysed.
-    let mut problems = Vec::new();
+    let mut problems: Vec<Problem> = database_problem.into_iter().collect();
     let mut files = Vec::new();
     for p in &paths {
         if !p.exists() {
@@ -282,6 +310,7 @@ fn main() -> ExitCode {
             settings.levels = settings.levels.with_flags(&lint_flags);
             settings.defines = defines.clone();
             settings.include_dirs = include_dirs.clone();
+            settings.database = database.clone();
             let report = cuda_lint_cpp::check_files_with(&files, &settings);
             if report.analysed == 0 && problems.is_empty() && !report.not_analysed() {
                 let kinds = cuda_lint_cpp::EXTENSIONS.join(" .");
