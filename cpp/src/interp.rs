@@ -2564,7 +2564,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 Effect::StreamCreate { out, flags } => {
                     let l = self.loc_at(n, "stream", None, None, true);
                     if let Some(f) = flags.and_then(|f| args.get(f)) {
-                        let t = self.text(*f);
+                        // Through a parameter, a named constant or a macro (`STREAM_FLAGS`).
+                        let t = self.argument_text(*f);
                         if t.contains("NonBlocking") || t.contains("NON_BLOCKING") || t.trim() == "1" {
                             self.machine.set_non_blocking(l);
                         }

@@ -668,3 +668,16 @@ float fires_pipeline_waits_only_on_one_round(const float* d, int n, int nstreams
     }
     return h[0]; //~ missing_sync
 }
+
+// A stream's flags through a macro: non-blocking, so waiting on the legacy stream does not wait
+// for it.
+#define WORKER_STREAM_FLAGS cudaStreamNonBlocking
+float fires_legacy_wait_for_a_non_blocking_stream_named_by_a_macro(const float* d, int n) {
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, WORKER_STREAM_FLAGS);
+    float* h;
+    cudaMallocHost(&h, n * sizeof(float));
+    cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
+    cudaStreamSynchronize(0);
+    return h[0]; //~ missing_sync
+}
