@@ -1985,6 +1985,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             "assignment_expression" => {
                 let mark = self.mark();
                 let right = n.field("right").map(|r| self.expr(r, flow, false)).unwrap_or_default();
+                // `p = ..`, `p.x = ..` for `p` a reference to a range's element (`for (auto& p :
+                // v)`): the host writes the range's memory.
+                if let Some(left) = n.field("left")
+                    && let Some(root) = reference_root(left, self.src)
+                    && let Some(range) = flow.element_refs.get(&root).cloned()
+                {
+                    self.access(left, &range, true, flow);
+                }
                 if let Some(left) = n.field("left")
                     && left.kind() == "identifier"
                 {
@@ -3232,6 +3240,27 @@ fn is_host_object_type(ty: &str) -> bool {
         || t.contains("thread")
         || t.contains("mutex")
         || t.contains('<'))
+}
+
+/// The variable an lvalue names the object of (`p` of `p`, `p.x`, `p.a[i]`), not through a
+/// pointer (`p->x` is another object).
+fn reference_root(n: Node<'_>, src: &str) -> Option<String> {
+    let mut cur = n;
+    for _ in 0..16 {
+        match cur.kind() {
+            "identifier" => return cur.utf8_text(src.as_bytes()).ok().map(str::to_string),
+            "field_expression"
+                if cur
+                    .field("operator")
+                    .is_some_and(|op| op.utf8_text(src.as_bytes()) == Ok(".")) =>
+            {
+                cur = cur.field("argument")?
+            }
+            "parenthesized_expression" => cur = cur.named_child(0)?,
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// The lengths of an array declarator as written, outermost first (`a[N][4]`: `N`, `4`).

@@ -144,3 +144,29 @@ void ok_posix_memalign_registered(const double* d, size_t n, cudaStream_t s) {
     cudaHostUnregister(p);
     free(p);
 }
+
+struct Particle {
+    float x, y, z, life;
+};
+
+// The elements of a page-locked vector rewritten through a reference loop variable while their
+// upload may still read them.
+void fires_refill_through_reference_while_uploading(Particle* d, int n, cudaStream_t s) {
+    std::vector<Particle> spawn(n);
+    cudaHostRegister(spawn.data(), n * sizeof(Particle), cudaHostRegisterDefault);
+    cudaMemcpyAsync(d, spawn.data(), n * sizeof(Particle), cudaMemcpyHostToDevice, s);
+    for (auto& p : spawn) {
+        p.life = 2.0f; //~ missing_sync
+    }
+    cudaStreamSynchronize(s);
+}
+
+void ok_refill_through_reference_after_the_upload(Particle* d, int n, cudaStream_t s) {
+    std::vector<Particle> spawn(n);
+    cudaHostRegister(spawn.data(), n * sizeof(Particle), cudaHostRegisterDefault);
+    cudaMemcpyAsync(d, spawn.data(), n * sizeof(Particle), cudaMemcpyHostToDevice, s);
+    cudaStreamSynchronize(s);
+    for (auto& p : spawn) {
+        p = Particle{0.f, 0.f, 0.f, 2.0f};
+    }
+}
