@@ -3278,7 +3278,8 @@ pub(crate) fn array_lengths<'s>(d: Node<'_>, src: &'s str) -> Vec<&'s str> {
                 }
                 cur = n.field("declarator");
             }
-            "init_declarator" => cur = n.field("declarator"),
+            // `char* bufs[4]`: an array of pointers.
+            "init_declarator" | "pointer_declarator" => cur = n.field("declarator"),
             _ => break,
         }
     }

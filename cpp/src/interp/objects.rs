@@ -603,9 +603,19 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             .collect();
         let objs = LocSet::single(o);
         for (name, ty, pointer, reference, default, array) in members {
-            // An array member is storage inside the object.
-            if array && !pointer {
-                self.store_field(&objs, name, &objs, flow);
+            // An array member is storage inside the object: memory of its own (its elements,
+            // pointers too, are kept on it), one per object.
+            if array {
+                let key = (o, name);
+                let l = match self.member_locs.get(&key) {
+                    Some(&l) => l,
+                    None => {
+                        let l = self.new_loc(Some(MemKind::Pageable), Some(name.to_string()), self.site(at), false);
+                        self.member_locs.insert(key, l);
+                        l
+                    }
+                };
+                self.store_field(&objs, name, &LocSet::single(l), flow);
                 continue;
             }
             if pointer || reference {

@@ -368,3 +368,30 @@ class PinnedLater {
   private:
     std::vector<unsigned char> batch_;
 };
+
+// An array of pointers as a member: its elements keep what each allocation made.
+class ChunkRing {
+  public:
+    ChunkRing() {
+        for (int i = 0; i < 4; ++i) cudaMallocHost(&chunks_[i], 1 << 20);
+    }
+    ~ChunkRing() {
+        for (int i = 0; i < 4; ++i) free(chunks_[i]); //~ mismatched_free
+    }
+
+  private:
+    char* chunks_[4] = {};
+};
+
+class ChunkRingOk {
+  public:
+    ChunkRingOk() {
+        for (int i = 0; i < 4; ++i) cudaMallocHost(&chunks_[i], 1 << 20);
+    }
+    ~ChunkRingOk() {
+        for (int i = 0; i < 4; ++i) cudaFreeHost(chunks_[i]);
+    }
+
+  private:
+    char* chunks_[4] = {};
+};
