@@ -1705,18 +1705,30 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         _ => None,
                     }
                 });
-            // `Shard& sh = shards[g];`, `auto& cfg = job.config;`: a reference names the object.
+            // `Shard& sh = shards[g];`, `auto& cfg = job.config;`, `Entry& e = lru.back();`: a
+            // reference names the object.
             let referenced = value
                 .filter(|v| {
                     is_reference
                         && !is_pointer
-                        && matches!(v.kind(), "subscript_expression" | "field_expression" | "identifier")
+                        && matches!(
+                            v.kind(),
+                            "subscript_expression" | "field_expression" | "identifier" | "call_expression"
+                        )
                 })
                 .map(|v| match v.kind() {
                     "identifier" => match flow.objects.get(self.text(v)) {
                         Some(&o) => LocSet::single(o),
                         None => LocSet::new(),
                     },
+                    // What the call returned (already run above), when it is an object.
+                    "call_expression" => target
+                        .iter()
+                        .filter(|&o| {
+                            self.object_class.contains_key(&o)
+                                || flow.fields.keys().any(|(k, f)| *k == o && f != ELEMENTS)
+                        })
+                        .collect(),
                     _ => self.object_of(v, false, flow),
                 })
                 .and_then(|objs| {
@@ -2309,22 +2321,51 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 .map(|o| self.expr(o, flow, false))
                 .unwrap_or_default();
             let vals: Vec<LocSet> = args.iter().map(|a| self.expr(*a, flow, false)).collect();
-            // `v.push_back(p)`: a container's elements now include what `p` points to.
-            if matches!(
+            let pushes = matches!(
                 name.as_str(),
                 "push_back" | "emplace_back" | "push_front" | "emplace_front" | "push" | "emplace" | "insert"
-            ) && let Some(last) = vals.last()
+            );
+            let containers: LocSet = object
+                .iter()
+                .filter(|l| self.locs[l.0 as usize].kind.is_some())
+                .collect();
+            // `v.push_back(p)`: a container's elements now include what `p` points to.
+            if pushes
+                && let Some(last) = vals.last()
                 && !last.is_empty()
             {
-                let containers: LocSet = object
-                    .iter()
-                    .filter(|l| self.locs[l.0 as usize].kind.is_some())
-                    .collect();
                 self.store_field(&containers, ELEMENTS, last, flow);
             }
-            // `v[i]`, `v.at(i)`, `v.front()`, `v.back()` of a container of pointers: its elements.
+            // `v.push_back(entry)` of an object: the container's element object (the container
+            // itself, one for all its elements) holds what the entry's fields hold.
+            if pushes
+                && let Some(&last) = args.last()
+                && let Some(src) = self.object_named(last, flow)
+            {
+                let copied: Vec<(String, LocSet)> = flow
+                    .fields
+                    .iter()
+                    .filter(|((o, _), _)| src.contains(*o))
+                    .map(|((_, f), v)| (f.clone(), v.clone()))
+                    .collect();
+                for c in containers.iter() {
+                    for (f, v) in &copied {
+                        flow.fields.entry((c, f.clone())).or_default().union_with(v);
+                    }
+                }
+            }
+            // `v[i]`, `v.at(i)`, `v.front()`, `v.back()`: of a container of pointers its
+            // elements; of a container of structs, its element object.
             if matches!(name.as_str(), "at" | "front" | "back" | "top") {
-                return self.field_value(&object, ELEMENTS, flow);
+                let elements = self.field_value(&object, ELEMENTS, flow);
+                if elements.is_empty()
+                    && containers
+                        .iter()
+                        .any(|c| flow.fields.keys().any(|(o, f)| *o == c && f != ELEMENTS))
+                {
+                    return containers;
+                }
+                return elements;
             }
             return if matches!(name.as_str(), "data" | "begin" | "get") {
                 object
@@ -3213,6 +3254,9 @@ fn container_kind(ty: &str) -> Option<MemKind> {
     } else if (ty.contains("vector") || ty.contains("array<")) && lower.contains("pinned") {
         Some(MemKind::Pinned)
     } else if ty.contains("vector") || ty.contains("array<") {
+        Some(MemKind::Pageable)
+    } else if ["list<", "deque<", "queue<", "stack<"].iter().any(|c| ty.contains(c)) {
+        // Node-based containers: their elements live in pageable heap memory.
         Some(MemKind::Pageable)
     } else {
         None

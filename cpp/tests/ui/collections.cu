@@ -86,3 +86,34 @@ void ok_slots_filled_in_turn(int n) {
     }
     for (auto& s : slots) cudaStreamSynchronize(s.stream);
 }
+
+// Entries pushed into a list keep what their fields held: the cache releases them wrongly.
+#include <list>
+struct Entry {
+    void* d_tile;
+    void* h_mirror;
+};
+class TileCache {
+  public:
+    void add(size_t bytes) {
+        Entry e;
+        cudaMalloc(&e.d_tile, bytes);
+        cudaMallocHost(&e.h_mirror, bytes);
+        lru_.push_front(e);
+    }
+    void evict_one() {
+        Entry& victim = lru_.back();
+        cudaFree(victim.d_tile);
+        free(victim.h_mirror); //~ mismatched_free
+        lru_.pop_back();
+    }
+
+  private:
+    std::list<Entry> lru_;
+};
+
+void fires_cache_release(size_t bytes) {
+    TileCache cache;
+    cache.add(bytes);
+    cache.evict_one();
+}
