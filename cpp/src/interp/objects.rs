@@ -167,24 +167,28 @@ impl<'s, 't> Classes<'s, 't> {
         t
     }
 
-    /// The method `name` of `class` or of one of its bases (bounded).
-    pub fn method(&self, class: &str, name: &str) -> Option<(&'s str, Node<'t>)> {
+    /// `class` and its bases, nearest first (bounded: a base named twice, or a cycle, is
+    /// visited at most 16 classes deep).
+    pub fn lineage(&self, class: &str) -> Vec<(&'s str, &Class<'s, 't>)> {
+        let mut out = Vec::new();
         let mut todo = vec![class];
-        let mut seen = 0;
         while let Some(c) = todo.pop() {
-            seen += 1;
-            if seen > 16 {
+            if out.len() >= 16 {
                 break;
             }
-            let Some((&k, info)) = self.by_name.get_key_value(c) else {
-                continue;
-            };
-            if let Some(&m) = info.methods.get(name) {
-                return Some((k, m));
+            if let Some((&k, info)) = self.by_name.get_key_value(c) {
+                out.push((k, info));
+                todo.extend(info.bases.iter().rev().copied());
             }
-            todo.extend(info.bases.iter().copied());
         }
-        None
+        out
+    }
+
+    /// The method `name` of `class` or of one of its bases.
+    pub fn method(&self, class: &str, name: &str) -> Option<(&'s str, Node<'t>)> {
+        self.lineage(class)
+            .into_iter()
+            .find_map(|(k, info)| info.methods.get(name).map(|&m| (k, m)))
     }
 
     /// The methods named `name` of every class (bounded).
@@ -198,22 +202,9 @@ impl<'s, 't> Classes<'s, 't> {
 
     /// Whether `class` or one of its bases declares a member `name`.
     pub fn has_member(&self, class: &str, name: &str) -> bool {
-        let mut todo = vec![class];
-        let mut seen = 0;
-        while let Some(c) = todo.pop() {
-            seen += 1;
-            if seen > 16 {
-                break;
-            }
-            let Some(info) = self.by_name.get(c) else {
-                continue;
-            };
-            if info.members.iter().any(|m| m.name == name) {
-                return true;
-            }
-            todo.extend(info.bases.iter().copied());
-        }
-        false
+        self.lineage(class)
+            .iter()
+            .any(|(_, info)| info.members.iter().any(|m| m.name == name))
     }
 }
 
@@ -432,29 +423,16 @@ impl<'s, 't> FileAnalysis<'s, 't> {
 
     /// Whether a method of `class` (or of a base) has `call` in this build's text.
     pub(super) fn class_calls(&self, class: &str, call: &str) -> bool {
-        let mut todo = vec![class];
-        let mut seen = 0;
-        while let Some(c) = todo.pop() {
-            seen += 1;
-            if seen > 16 {
-                break;
-            }
-            let Some(info) = self.classes.by_name.get(c) else {
-                continue;
-            };
-            let defs = info.ctors.iter().chain(info.dtor.iter()).chain(info.methods.values());
-            // In this build (not in an arm of `#ifdef` it leaves out).
-            let registers = |d: &Node<'t>| {
-                self.text(*d)
-                    .match_indices(call)
-                    .any(|(i, _)| !self.excluded.contains(d.start_byte() + i))
-            };
-            if defs.into_iter().any(registers) {
-                return true;
-            }
-            todo.extend(info.bases.iter().copied());
-        }
-        false
+        // In this build (not in an arm of `#ifdef` it leaves out).
+        let calls = |d: &Node<'t>| {
+            self.text(*d)
+                .match_indices(call)
+                .any(|(i, _)| !self.excluded.contains(d.start_byte() + i))
+        };
+        self.classes.lineage(class).iter().any(|(_, info)| {
+            let mut defs = info.ctors.iter().chain(info.dtor.iter()).chain(info.methods.values());
+            defs.any(calls)
+        })
     }
 
     /// The object a name is, when it names one: a local object, or a member object of `this`
