@@ -1001,9 +1001,23 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
         let caller_vars = std::mem::take(&mut flow.vars);
         let caller_objects = std::mem::take(&mut flow.objects);
+        let caller_facts = std::mem::take(&mut flow.facts);
         for (p, v) in params.iter().zip(args) {
             if let Some(p) = p {
                 flow.vars.insert(p.clone(), v.clone());
+            }
+        }
+        // A parameter given a constant (`acquire(n, Kind::Pinned)`, `upload(p, true)`) is that
+        // value where the callee tests it (`switch (kind)`, `if (pinned)`).
+        for (p, t) in params.iter().zip(texts) {
+            let t = t.trim();
+            let constant = matches!(t, "true" | "false")
+                || t.parse::<i64>().is_ok()
+                || (t.contains("::") && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':'));
+            if let Some(p) = p
+                && constant
+            {
+                flow.facts.insert(p.clone(), Fact::Is(t.to_string()));
             }
         }
         self.param_texts.push(
@@ -1029,6 +1043,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             flow.join(&r);
         }
         flow.dead = false;
+        flow.facts = caller_facts;
         flow.vars = caller_vars;
         flow.objects = caller_objects;
         ret
@@ -1923,7 +1938,15 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                             .trim_start_matches("this->")
                             .chars()
                             .all(|c| c.is_ascii_alphanumeric() || c == '_');
-                        if !one_name && self.byte_count(&offset).is_none() {
+                        // One name that the code steps (`mapped_ += sz`) is a new offset each time.
+                        let name = offset.trim_start_matches("this->");
+                        let stepped = one_name
+                            && ["+=", "-=", "++"].iter().any(|op| {
+                                self.src.contains(&format!("{name} {op}"))
+                                    || self.src.contains(&format!("{name}{op}"))
+                                    || self.src.contains(&format!("++{name}"))
+                            });
+                        if (!one_name || stepped) && self.byte_count(&offset).is_none() {
                             self.locs[v.0 as usize].any_offset = true;
                         }
                         views.insert(v);
@@ -2020,7 +2043,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     let member = (left.kind() == "identifier")
                         .then(|| self.named_place(self.text(left), flow))
                         .flatten();
-                    if let Some(objs) = member {
+                    // `obj = make_obj(..)`, `member_ = Owner::adopt(..)`: an object assigned to
+                    // an object takes its members (copy or move assignment).
+                    let target_object = (self.is_object(&right, flow))
+                        .then(|| self.object_named(left, flow))
+                        .flatten();
+                    if let Some(dst) = target_object {
+                        self.assign_object(&dst, &right, flow);
+                    } else if let Some(objs) = member {
                         let name = self.text(left).to_string();
                         let op = n.field("operator").map(|o| self.text(o)).unwrap_or("=");
                         if op == "=" {

@@ -435,6 +435,28 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         })
     }
 
+    /// `dst = src;` of objects (a copy or move assignment): `dst`'s members become `src`'s.
+    pub(super) fn assign_object(&mut self, dst: &LocSet, src: &LocSet, flow: &mut Flow) {
+        let copied: Vec<(String, LocSet)> = flow
+            .fields
+            .iter()
+            .filter(|((o, _), _)| src.contains(*o))
+            .map(|((_, f), v)| (f.clone(), v.clone()))
+            .collect();
+        for (f, v) in copied {
+            self.store_field(dst, &f, &v, flow);
+        }
+    }
+
+    /// Whether a value is one object of the file's classes (or with members known).
+    pub(super) fn is_object(&self, v: &LocSet, flow: &Flow) -> bool {
+        let mut it = v.iter();
+        match (it.next(), it.next()) {
+            (Some(o), None) => self.object_class.contains_key(&o) || flow.fields.keys().any(|(k, _)| *k == o),
+            _ => false,
+        }
+    }
+
     /// The object a name is, when it names one: a local object, or a member object of `this`
     /// (`front_` of type `Frame`), already made.
     pub(super) fn object_named(&self, a: Node<'t>, flow: &Flow) -> Option<LocSet> {
@@ -881,6 +903,33 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 let class = self.this_class(flow)?;
                 self.classes.method(class, name)?;
                 (flow.vars.get("this")?.clone(), name)
+            }
+            // `Owner<T>::allocate(n)` (a static method), `Base::reset()` (a base's, on `this`).
+            "qualified_identifier" => {
+                let class = self.classes.class_of(self.text(func.field("scope")?))?;
+                let name = super::callee_name(func, self.src);
+                let name: &'s str = {
+                    let text = self.text(func.field("name")?);
+                    let bare = text.split('<').next().unwrap_or(text).trim();
+                    if bare == name { bare } else { return None }
+                };
+                let (_, def) = self.classes.method(class, name)?;
+                let this = flow.vars.get("this").cloned().filter(|_| {
+                    self.this_class(flow)
+                        .is_some_and(|c| self.classes.lineage(c).iter().any(|(k, _)| *k == class))
+                });
+                let vals: Vec<LocSet> = args
+                    .iter()
+                    .map(|a| match self.object_named(*a, flow) {
+                        Some(o) => o,
+                        None => self.expr(*a, flow, false),
+                    })
+                    .collect();
+                if self.inlined.len() >= super::MAX_INLINE || self.inlined.contains(&name) || !self.within_budget(n) {
+                    return Some(LocSet::new());
+                }
+                let texts: Vec<String> = args.iter().map(|a| self.argument_text(*a)).collect();
+                return Some(self.inline_method(n.start_byte() as u32, name, def, this, &vals, &texts, flow));
             }
             _ => return None,
         };

@@ -341,3 +341,43 @@ float fires_device_buffer_read_after_a_throw_that_did_not_happen(size_t n) {
     }
     return d[0]; //~ host_deref_device_ptr
 }
+
+// A static factory (`Owned::adopt`) and a move assignment into a member: the member owns what
+// the factory was given, and its `reset` releases it.
+template <typename T> class Owned {
+  public:
+    Owned() = default;
+    static Owned allocate(size_t n) {
+        T* p = nullptr;
+        cudaMalloc(&p, n * sizeof(T));
+        return Owned(p);
+    }
+    static Owned adopt(T* p) { return Owned(p); }
+    explicit Owned(T* p) : ptr_(p) {}
+    void reset() {
+        cudaFree(ptr_); //~ mismatched_free
+        ptr_ = nullptr;
+    }
+
+  private:
+    T* ptr_ = nullptr;
+};
+
+__device__ unsigned int g_bins[256];
+
+class Stage {
+  public:
+    Stage() : data_(Owned<float>::allocate(1024)) {
+        unsigned int* bins = nullptr;
+        cudaGetSymbolAddress(reinterpret_cast<void**>(&bins), g_bins);
+        bins_ = Owned<unsigned int>::adopt(bins);
+    }
+    void release() {
+        data_.reset();
+        bins_.reset();
+    }
+
+  private:
+    Owned<float> data_;
+    Owned<unsigned int> bins_;
+};

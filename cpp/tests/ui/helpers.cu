@@ -63,3 +63,28 @@ int ok_recursion_is_bounded(size_t n) {
     float* h = make_pinned(n);
     return recurse(10, h);
 }
+
+// A helper given a constant (`acquire(n, Where::Pinned)`) takes the branch that constant selects.
+enum class Where { Pinned, Device };
+static float* acquire(size_t n, Where w) {
+    float* p = nullptr;
+    switch (w) {
+    case Where::Pinned:
+        cudaMallocHost(&p, n * sizeof(float));
+        break;
+    case Where::Device:
+        cudaMalloc(&p, n * sizeof(float));
+        break;
+    }
+    return p;
+}
+
+float ok_helper_selects_by_a_constant(size_t n) {
+    float* h = acquire(n, Where::Pinned);
+    return h[0];
+}
+
+float fires_helper_selects_device_memory(size_t n) {
+    float* d = acquire(n, Where::Device);
+    return d[0]; //~ host_deref_device_ptr
+}

@@ -659,3 +659,39 @@ void fires_pages_used_before_access(int n, int dev) {
     touch<<<1, 256>>>(a, n); //~ vmm_lifecycle
     touch<<<1, 256>>>(b, n); //~ vmm_lifecycle
 }
+
+// An arena maps each chunk at its running end (`base_ + mapped_`, then `mapped_ += sz`): each
+// map is a new place.
+class Bump {
+  public:
+    Bump(size_t reserved, int dev) : reserved_(reserved) {
+        prop_.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+        prop_.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+        prop_.location.id = dev;
+        acc_.location = prop_.location;
+        acc_.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+        cuMemAddressReserve(&base_, reserved_, 0, 0, 0);
+    }
+    CUdeviceptr grow(size_t sz) {
+        CUmemGenericAllocationHandle h;
+        cuMemCreate(&h, sz, &prop_, 0);
+        const CUdeviceptr va = base_ + mapped_;
+        cuMemMap(va, sz, 0, h, 0);
+        cuMemSetAccess(va, sz, &acc_, 1);
+        mapped_ += sz;
+        return va;
+    }
+
+  private:
+    size_t reserved_;
+    size_t mapped_ = 0;
+    CUmemAllocationProp prop_ = {};
+    CUmemAccessDesc acc_ = {};
+    CUdeviceptr base_ = 0;
+};
+
+void ok_bump_arena_grown_twice(int dev) {
+    Bump arena(size_t(1) << 30, dev);
+    arena.grow(size_t(2) << 20);
+    arena.grow(size_t(2) << 20);
+}
