@@ -2288,11 +2288,15 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 flow.facts.remove(self.text(*a));
             }
         }
-        // The process ends here: no path goes on.
+        // The process ends here: no path goes on (`exit(1)`, `std::terminate()`; not a method
+        // that happens to be named so, `plugin.terminate()`).
         if matches!(
             name.as_str(),
             "exit" | "abort" | "_exit" | "_Exit" | "quick_exit" | "terminate"
-        ) {
+        ) && func.is_some_and(|f| matches!(f.kind(), "identifier" | "qualified_identifier"))
+            && !self.functions.contains_key(name.as_str())
+            && self.method_call_target(func, flow).is_none()
+        {
             for a in &args {
                 self.expr(*a, flow, false);
             }

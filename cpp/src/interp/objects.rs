@@ -955,6 +955,16 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         Some(self.inline_method(n.start_byte() as u32, name, def, Some(objs), &vals, &texts, flow))
     }
 
+    /// Whether a bare call names a method of `this`'s class (`terminate()` inside a plugin).
+    pub(super) fn method_call_target(&self, func: Option<Node<'t>>, flow: &Flow) -> Option<()> {
+        let f = func?;
+        if f.kind() != "identifier" {
+            return None;
+        }
+        let class = self.this_class(flow)?;
+        self.classes.method(class, self.text(f)).map(|_| ())
+    }
+
     /// `new Foo(args)`, `std::make_unique<Foo>(args)`, `Foo(args)` of a class the file
     /// defines: a new object, constructed.
     pub(super) fn new_object(&mut self, at: Node<'t>, class: &'s str, args: &[Node<'t>], flow: &mut Flow) -> LocSet {

@@ -381,3 +381,26 @@ class Stage {
     Owned<float> data_;
     Owned<unsigned int> bins_;
 };
+
+// A method named like a function that ends the process (`terminate`) is the class's method.
+class Plugin {
+  public:
+    int initialize() {
+        cudaMallocHost(&staging_, 4096);
+        return 0;
+    }
+    void terminate() {
+        cudaFree(staging_); //~ mismatched_free
+        staging_ = nullptr;
+    }
+
+  private:
+    void* staging_ = nullptr;
+};
+
+int fires_plugin_lifecycle() {
+    Plugin p;
+    p.initialize();
+    p.terminate();
+    return 0;
+}
