@@ -6,7 +6,9 @@
 //! - calling-convention macros, empty outside Windows (`void CUDART_CB done(void* p)`);
 //! - the C linkage guards of a header (`#ifdef __cplusplus` / `extern "C" {` / `#endif` and
 //!   the `}` closing it): their braces open in one `#ifdef` and close in another, which the
-//!   grammar cannot pair; the linkage says nothing the analysis uses.
+//!   grammar cannot pair; the linkage says nothing the analysis uses;
+//! - a macro used on a line of its own at file scope to declare things
+//!   (`FAISS_DECLARE_CLASS(Index)`, no `;` after it): what it declares is the macro's.
 
 use std::borrow::Cow;
 
@@ -58,6 +60,7 @@ pub fn grammar_text(src: &str) -> Cow<'_, str> {
         i += 1;
     }
     blank.extend(extern_c_guards(src));
+    blank.extend(declaration_macros(src));
     if blank.is_empty() {
         return Cow::Borrowed(src);
     }
@@ -114,6 +117,40 @@ fn extern_c_guards(src: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// Lines that are only a use of an upper-case macro at the start of the line, with no `;`
+/// (`DECLARE_CLASS(Index)`), outside a macro's definition.
+fn declaration_macros(src: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    let mut continued = false;
+    for line in src.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        let text = line.trim_end_matches(['\n', '\r']);
+        let was_continued = continued;
+        continued = text.ends_with('\\');
+        if was_continued || text.starts_with('#') {
+            continue;
+        }
+        let name_len = text
+            .bytes()
+            .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
+            .count();
+        if name_len < 3 || !text.as_bytes()[0].is_ascii_uppercase() {
+            continue;
+        }
+        let rest = text[name_len..].trim_end();
+        let balanced = rest.starts_with('(')
+            && rest.ends_with(')')
+            && rest.matches('(').count() == rest.matches(')').count()
+            && !rest.contains([';', '{', '}', '"']);
+        if balanced {
+            out.push((start, start + text.len()));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::grammar_text;
@@ -128,6 +165,15 @@ mod tests {
         // Elsewhere they stay: a kernel's `__device__`, an array's `]`.
         let kept = "__device__ int f(int* a) { return a[0]; }\nint x = a[1] + CUDART_CBX;\n";
         assert_eq!(grammar_text(kept), kept);
+    }
+
+    #[test]
+    fn blanks_declaration_macros_on_lines_of_their_own() {
+        let src = "FAISS_DECLARE_CLASS(Index)\nFAISS_DECLARE_CLASS_INHERITED(IndexFlat, Index)\nint f();\nCHECK(x);\n#define M(a) \\\n  DECL(a)\n";
+        let out = grammar_text(src);
+        assert_eq!(out.len(), src.len());
+        assert!(!out.contains("FAISS_DECLARE"));
+        assert!(out.contains("CHECK(x);") && out.contains("DECL(a)"), "{out}");
     }
 
     #[test]
