@@ -339,7 +339,7 @@ pub(super) fn template_args(ty: &str) -> Vec<&str> {
     let mut depth = 0i32;
     let mut start = open + 1;
     let mut out = Vec::new();
-    for (i, ch) in ty.char_indices().skip(open + 1) {
+    for (i, ch) in ty[open + 1..].char_indices().map(|(i, c)| (i + open + 1, c)) {
         match ch {
             '<' | '(' | '[' => depth += 1,
             '>' | ')' | ']' if depth > 0 => depth -= 1,

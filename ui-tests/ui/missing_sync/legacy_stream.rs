@@ -224,4 +224,36 @@ fn ok_blocking_readback_after_the_runtime_layer_stream_is_synchronized(
     Ok(())
 }
 
+// An async readback on the legacy stream, then work on a blocking stream: that work starts
+// after the readback, so synchronizing the blocking stream finishes both.
+fn ok_legacy_readback_finished_by_a_blocking_streams_sync() -> f32 {
+    unsafe {
+        let s = driver_stream(0);
+        let d = driver_buffer();
+        let other = driver_buffer();
+        let mut h: *mut c_void = null_mut();
+        cu::cuMemAllocHost_v2(&mut h, BYTES);
+        cu::cuMemcpyDtoHAsync_v2(h, d, BYTES, null_mut());
+        cu::cuMemsetD32Async(other, 0, N, s);
+        cu::cuStreamSynchronize(s);
+        *(h as *const f32)
+    }
+}
+
+// The same with a non-blocking stream: it does not wait for the legacy stream's readback.
+fn fires_legacy_readback_not_finished_by_a_non_blocking_streams_sync() -> f32 {
+    unsafe {
+        let s = driver_stream(1);
+        let d = driver_buffer();
+        let other = driver_buffer();
+        let mut h: *mut c_void = null_mut();
+        cu::cuMemAllocHost_v2(&mut h, BYTES);
+        cu::cuMemcpyDtoHAsync_v2(h, d, BYTES, null_mut());
+        cu::cuMemsetD32Async(other, 0, N, s);
+        cu::cuStreamSynchronize(s);
+        *(h as *const f32)
+        //~^ missing_sync
+    }
+}
+
 fn main() {}
