@@ -50,9 +50,16 @@ def sources(src: Path):
     return sorted(f for f in src.rglob("*") if f.suffix in CPP_EXTENSIONS)
 
 
+# A case's header, when it labels counts instead of lines: `// expect: missing_sync=2, mismatched_free=1`
+# or `// expect: none` in its first lines.
+HEADER = re.compile(r"^\s*//\s*expect:\s*(.*)$")
+
+
 def labels(src: Path):
-    """{case: {lint: set((file, line))}}"""
+    """{case: {lint: set((file, line))}}: labelled lines, or, for a case that labels no line, the
+    counts of its `// expect:` header (as that many placeholder entries)."""
     out = defaultdict(lambda: defaultdict(set))
+    headers = {}
     for f in sources(src):
         case = case_of(f, src)
         if case is None:
@@ -63,6 +70,20 @@ def labels(src: Path):
                 for name in m.group(1).replace(" ", "").split(","):
                     if name:
                         out[case][name.removeprefix("cuda_lint::")].add((str(f.resolve()), i))
+            h = HEADER.match(line) if i <= 5 else None
+            if h:
+                counts = {}
+                for part in h.group(1).split(","):
+                    if "=" in part:
+                        name, n = part.split("=", 1)
+                        counts[name.strip().removeprefix("cuda_lint::")] = int(n.strip())
+                headers[case] = counts
+    for case, counts in headers.items():
+        if case in out:
+            continue
+        for lint, n in counts.items():
+            for k in range(n):
+                out[case][lint].add(("header", -k - 1))
     return out
 
 

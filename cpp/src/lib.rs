@@ -596,7 +596,7 @@ fn parses_whole(text: &str) -> bool {
 /// Whether a function of the C APIs does something the analysis follows (a macro calling it is
 /// expanded where it is used).
 fn has_effects(name: &str) -> bool {
-    api::effects(name).is_some_and(|e| !e.is_empty())
+    api::effects(name).is_some_and(|e| e.iter().any(|e| *e != api::Effect::NoAccess))
 }
 
 /// A finding's sites, from the unit's offsets to the files' (see [`unit::Unit::site`]).

@@ -129,3 +129,61 @@ void ok_free_on_the_stream_of_the_copy(size_t n) {
     cuMemFreeAsync(a, s);
     cuStreamSynchronize(s);
 }
+
+// From the C table both front ends read (lint/c-api): the device's address of mapped pinned
+// memory is that memory, so a kernel writing through it is work on the host buffer.
+__global__ void count_hits(int* hits, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) hits[i] += 1;
+}
+
+int fires_host_reads_mapped_memory_the_kernel_still_writes(int n, cudaStream_t s) {
+    int* host;
+    int* dev_view;
+    cudaHostAlloc(&host, n * sizeof(int), cudaHostAllocMapped);
+    cudaHostGetDevicePointer(&dev_view, host, 0);
+    count_hits<<<(n + 255) / 256, 256, 0, s>>>(dev_view, n);
+    int first = host[0]; //~ missing_sync
+    cudaStreamSynchronize(s);
+    cudaFreeHost(host);
+    return first;
+}
+
+int ok_host_reads_mapped_memory_after_the_kernel(int n, cudaStream_t s) {
+    int* host;
+    int* dev_view;
+    cudaHostAlloc(&host, n * sizeof(int), cudaHostAllocMapped);
+    cudaHostGetDevicePointer(&dev_view, host, 0);
+    count_hits<<<(n + 255) / 256, 256, 0, s>>>(dev_view, n);
+    cudaStreamSynchronize(s);
+    int first = host[0];
+    cudaFreeHost(host);
+    return first;
+}
+
+// `cudaMallocHost(&p, n, flags)`, cuda_runtime.h's C++ overload, is `cudaHostAlloc`.
+float fires_read_of_write_combined_memory_from_the_overload(size_t n) {
+    float* staging;
+    cudaMallocHost(&staging, n * sizeof(float), cudaHostAllocWriteCombined);
+    float first = staging[0]; //~ write_combined_host_read
+    cudaFreeHost(staging);
+    return first;
+}
+
+float ok_read_of_pinned_memory_from_the_overload_without_the_flag(size_t n) {
+    float* staging;
+    cudaMallocHost(&staging, n * sizeof(float), cudaHostAllocPortable);
+    float first = staging[0];
+    cudaFreeHost(staging);
+    return first;
+}
+
+// The driver API's copy into a CUDA array from host memory: a blocking copy, so the host may
+// reuse the source right after it (nothing to report), while the array itself is not memory the
+// analysis follows.
+void ok_driver_copy_to_an_array_returns_when_done(CUarray array, size_t n) {
+    float* src = (float*)malloc(n * sizeof(float));
+    cuMemcpyHtoA(array, 0, src, n * sizeof(float));
+    src[0] = 1.0f;
+    free(src);
+}

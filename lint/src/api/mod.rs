@@ -9,6 +9,7 @@
 //! every implementation, and `[]::method`, `*const::method`, `*mut::method`, `str::method` for
 //! methods of primitive types.
 
+pub mod c_functions;
 pub mod cuda_driver;
 pub mod cuda_runtime;
 pub mod cudarc_safe;
@@ -118,6 +119,9 @@ pub enum Effect {
     /// Derives like [`Effect::Derive`] and is a host access of the memory: the pointer is made
     /// into a slice or reference the host will use (`slice::from_raw_parts`, `_mut` to write).
     HostView { arg: Arg, write: bool },
+    /// The host reads (`write`: writes) the memory the pointer `arg` points to, here, in the
+    /// call (the C library's `memcpy`, `memset`).
+    HostAccess { arg: Arg, write: bool },
     /// The return value is what `Arg` points at refers to (an iterator's next item).
     Contents(Arg),
     /// Another handle to what the handle `Arg` points at refers to (`Arc::clone(&a)`): its value
@@ -374,11 +378,9 @@ pub struct ApiFamily {
     pub crates: &'static [&'static str],
     pub functions: &'static [ApiFn],
     pub types: &'static [ApiType],
-    /// C functions, by symbol name: they match a function of that name declared in any
-    /// `extern "C"` block (a crate's own FFI), or defined in one of `symbol_modules`.
-    pub symbols: &'static [ApiFn],
     /// Modules whose functions are bindings named after the C symbols they call
-    /// (`cudarc::driver::sys`).
+    /// (`cudarc::driver::sys`). The C functions themselves are the shared table's
+    /// ([`c_functions`]).
     pub symbol_modules: &'static [&'static str],
 }
 
@@ -447,20 +449,24 @@ impl Tables {
             for t in family.types {
                 tables.types.insert(t.path, t.role);
             }
-            for f in family.symbols {
-                let entry = Entry {
-                    effects: f.effects,
-                    family,
-                };
-                let previous = tables.symbols.insert(f.path, entry);
-                debug_assert!(previous.is_none(), "symbol {} is listed twice", f.path);
-            }
             tables.symbol_modules.extend(family.symbol_modules);
             if family.is_cuda() {
                 tables.cuda_crates.extend(family.crates);
             }
         }
         tables.symbol_modules.extend(OLDER_SYMBOL_MODULES);
+        // The C functions, from the table the C++ front end reads too; built once, so their
+        // effects live as long as the tables.
+        for function in cuda_lint_c_api::functions() {
+            let Some(effects) = c_functions::effects(function.effects) else {
+                continue;
+            };
+            let effects: &'static [Effect] = Vec::leak(effects);
+            let family = c_functions::family(function.family);
+            for name in function.names {
+                tables.symbols.insert(name, Entry { effects, family });
+            }
+        }
         tables
     }
 
@@ -497,18 +503,17 @@ mod tests {
         // Argument numbers are checked against the paths' shapes by the UI tests; here, that the
         // tables build and that no path is listed twice across families.
         let mut seen = std::collections::HashSet::new();
-        let mut symbols = std::collections::HashSet::new();
         for family in FAMILIES {
             for f in family.functions {
                 assert!(seen.insert(f.path), "{} listed twice", f.path);
                 assert!(!f.effects.is_empty(), "{} has no effect", f.path);
             }
-            for f in family.symbols {
-                assert!(symbols.insert(f.path), "symbol {} listed twice", f.path);
-                assert!(!f.effects.is_empty(), "symbol {} has no effect", f.path);
-            }
         }
         assert!(Tables::get().is_cuda_crate("cuda_lint_runtime"));
+        // The C functions of the shared table, under each of their names.
+        assert!(Tables::get().symbol("cuMemAlloc_v2").is_some());
+        assert!(Tables::get().symbol("cudaMemcpy2DAsync").is_some());
+        assert!(Tables::get().symbol("malloc").is_some_and(|e| !e.family.is_cuda()));
         assert!(!Tables::get().is_cuda_crate("alloc"));
     }
 }

@@ -356,6 +356,5 @@ pub static FAMILY: ApiFamily = ApiFamily {
         handle("cuda_lint_runtime::kernel::Module", Target::Obj(ObjKind::Module), None),
         handle("cuda_lint_runtime::kernel::Kernel", Target::Obj(ObjKind::Kernel), None),
     ],
-    symbols: &[],
     symbol_modules: &[],
 };

@@ -6,7 +6,7 @@
 //! do not touch memory contents.
 
 use super::Effect::*;
-use super::{Advice, Allocator, ApiFamily, ApiType, FreeKind, MemKind, Target, TypeRole, f};
+use super::{Advice, ApiFamily, ApiType, FreeKind, MemKind, Target, TypeRole, f};
 
 const fn pageable(path: &'static str) -> ApiType {
     ApiType {
@@ -316,42 +316,9 @@ pub static FAMILY: ApiFamily = ApiFamily {
         pageable("alloc::boxed::Box"),
         pageable("alloc::string::String"),
     ],
-    // The C allocator, declared by the `libc` crate or in any `extern "C"` block: what it
-    // returns is pageable host memory, allocated there (seed 001's example 1 copies from
-    // `malloc` memory asynchronously).
-    symbols: &[
-        f("malloc", &[New(PAGEABLE), AllocatedBy(Allocator::CHeap)]),
-        f("calloc", &[New(PAGEABLE), AllocatedBy(Allocator::CHeap)]),
-        f("realloc", &[New(PAGEABLE), AllocatedBy(Allocator::CHeap)]),
-        f("reallocarray", &[New(PAGEABLE), AllocatedBy(Allocator::CHeap)]),
-        f("aligned_alloc", &[New(PAGEABLE), AllocatedBy(Allocator::CHeap)]),
-        f("memalign", &[New(PAGEABLE), AllocatedBy(Allocator::CHeap)]),
-        f("valloc", &[New(PAGEABLE), AllocatedBy(Allocator::CHeap)]),
-        f("pvalloc", &[New(PAGEABLE), AllocatedBy(Allocator::CHeap)]),
-        f(
-            "posix_memalign",
-            &[
-                NewOut {
-                    out: 0,
-                    target: PAGEABLE,
-                },
-                AllocatedBy(Allocator::CHeap),
-            ],
-        ),
-        f(
-            "free",
-            &[
-                FreedBy {
-                    mem: 0,
-                    by: Allocator::CHeap,
-                },
-                Free {
-                    mem: 0,
-                    kind: FreeKind::Immediate,
-                },
-            ],
-        ),
-    ],
+    // The C allocator (`malloc`, `free`, declared by the `libc` crate or in any `extern "C"`
+    // block) is the shared C table's (`c_functions`): what it returns is pageable host memory
+    // (seed 001's example 1 copies from `malloc` memory asynchronously).
     symbol_modules: &[],
 };
 

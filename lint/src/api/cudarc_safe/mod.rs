@@ -475,7 +475,6 @@ pub static FAMILY: ApiFamily = ApiFamily {
         handle(launch!("LaunchArgs"), Target::Obj(ObjKind::LaunchBuilder), None),
         handle(nvrtc!("Ptx"), Target::Obj(ObjKind::Module), None),
     ],
-    symbols: &[],
     symbol_modules: &[],
 };
 

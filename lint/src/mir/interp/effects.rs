@@ -91,6 +91,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     self.host_view(f, &data, write, false, call.si, state);
                     ret.union_with(&data);
                 }
+                Effect::HostAccess { arg, write } => {
+                    let v = self.arg(call, arg, &ret);
+                    let data = self.derive(state, &v);
+                    let access = if write { Access::Write } else { Access::Read };
+                    self.host_access(f, &data, access, call.si, state);
+                }
                 Effect::Push { vec, value } => {
                     // The value becomes an element (of a `Vec`, or an argument of a launch
                     // being built): what it refers to, the element refers to.

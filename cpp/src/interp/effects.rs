@@ -1,0 +1,690 @@
+//! Calls and their effects: a call of a C API function applies the shared table's effects
+//! (`lint/c-api`) to its arguments' values, driving the machine (allocations, copies, waits,
+//! events, VMM); a call of the unit's own function runs it inline; work is enqueued on the
+//! streams an argument names.
+
+use super::report::FileRegions;
+use super::*;
+
+impl<'s, 't> FileAnalysis<'s, 't> {
+    pub(super) fn call(&mut self, n: Node<'t>, flow: &mut Flow) -> LocSet {
+        let func = n.field("function");
+        let args: Vec<Node> = match n.field("arguments") {
+            Some(list) => {
+                let mut c = list.walk();
+                list.named_children(&mut c).filter(|a| a.kind() != "comment").collect()
+            }
+            None => Vec::new(),
+        };
+        let name = func.map(|f| callee_name(f, self.src)).unwrap_or_default();
+        // C++'s named casts are casts: the value passes through.
+        if matches!(
+            name.as_str(),
+            "static_cast" | "reinterpret_cast" | "const_cast" | "dynamic_cast" | "std::move" | "raw_pointer_cast"
+        ) && let [value] = args.as_slice()
+        {
+            let v = self.expr(*value, flow, false);
+            // `thrust::raw_pointer_cast(d.data())`: a raw pointer into a device container,
+            // which reads device memory when the host dereferences it (no reference proxy).
+            if name == "raw_pointer_cast" {
+                return v.iter().map(|l| self.raw_view(l)).collect();
+            }
+            return v;
+        }
+        // A variable passed by name may be a C++ reference the callee changes.
+        for a in &args {
+            if a.kind() == "identifier" {
+                flow.facts.remove(self.text(*a));
+            }
+        }
+        // The process ends here: no path goes on (`exit(1)`, `std::terminate()`; not a method
+        // that happens to be named so, `plugin.terminate()`).
+        if matches!(
+            name.as_str(),
+            "exit" | "abort" | "_exit" | "_Exit" | "quick_exit" | "terminate"
+        ) && func.is_some_and(|f| matches!(f.kind(), "identifier" | "qualified_identifier"))
+            && !self.functions.contains_key(name.as_str())
+            && self.method_call_target(func, flow).is_none()
+        {
+            for a in &args {
+                self.expr(*a, flow, false);
+            }
+            flow.dead = true;
+            return LocSet::new();
+        }
+        // A kernel launch: `kernel<<<grid, block, shared, stream>>>(args)`.
+        let mut c = n.walk();
+        if let Some(launch) = n.children(&mut c).find(|k| k.kind() == "kernel_call_syntax") {
+            return self.launch(n, &name, launch, &args, flow);
+        }
+        // A function `cuda-lint.toml` describes: its effects, whatever the file says of it. In a
+        // method call (`q.finish()`) the object is argument 0.
+        if let Some(f) = func
+            && let Some(effects) = self.configured_effects(f)
+        {
+            let mut all = Vec::new();
+            if f.kind() == "field_expression"
+                && let Some(object) = f.field("argument")
+            {
+                all.push(object);
+            }
+            all.extend(args.iter().copied());
+            return self.apply(n, &effects, &all, flow);
+        }
+        if let Some(out) = self.launch_through_api(n, &name, &args, flow) {
+            return out;
+        }
+        // `std::fill(v.begin(), v.end(), 0)`: the algorithm reads or writes the memory its
+        // iterators are in (`std::move(x)` with one argument is a cast, handled above).
+        if let Some(f) = func
+            && self.text(f).trim_start().starts_with("std::")
+            && args.len() >= 2
+            && let Some(effects) = api::std_algorithm(&name)
+        {
+            return self.apply(n, effects, &args, flow);
+        }
+        // A method of the file's classes, run on its object.
+        if let Some(f) = func
+            && let Some(out) = self.method_call(n, f, &args, flow)
+        {
+            return out;
+        }
+        // `std::make_unique<Foo>(args)`, `Foo(args)`, `std::shared_ptr<T>(raw, deleter)`.
+        if let Some(f) = func
+            && let Some(out) = self.made_by_call(n, f, &name, &args, flow)
+        {
+            return out;
+        }
+        // `v.data()`, `v.size()`: what the object is.
+        if let Some(f) = func
+            && f.kind() == "field_expression"
+        {
+            let object = f
+                .field("argument")
+                .map(|o| self.expr(o, flow, false))
+                .unwrap_or_default();
+            let vals: Vec<LocSet> = args.iter().map(|a| self.expr(*a, flow, false)).collect();
+            let pushes = matches!(
+                name.as_str(),
+                "push_back" | "emplace_back" | "push_front" | "emplace_front" | "push" | "emplace" | "insert"
+            );
+            let containers: LocSet = object
+                .iter()
+                .filter(|l| self.locs[l.0 as usize].kind.is_some())
+                .collect();
+            // `v.push_back(p)`: a container's elements now include what `p` points to.
+            if pushes
+                && let Some(last) = vals.last()
+                && !last.is_empty()
+            {
+                self.store_field(&containers, ELEMENTS, last, flow);
+            }
+            // `v.push_back(entry)` of an object: the container's element object (the container
+            // itself, one for all its elements) holds what the entry's fields hold.
+            if pushes
+                && let Some(&last) = args.last()
+                && let Some(src) = self.object_named(last, flow)
+            {
+                let copied: Vec<(String, LocSet)> = flow
+                    .fields
+                    .iter()
+                    .filter(|((o, _), _)| src.contains(*o))
+                    .map(|((_, f), v)| (f.clone(), v.clone()))
+                    .collect();
+                for c in containers.iter() {
+                    for (f, v) in &copied {
+                        flow.fields.entry((c, f.clone())).or_default().union_with(v);
+                    }
+                }
+            }
+            // `v[i]`, `v.at(i)`, `v.front()`, `v.back()`: of a container of pointers its
+            // elements; of a container of structs, its element object.
+            if matches!(name.as_str(), "at" | "front" | "back" | "top") {
+                let elements = self.field_value(&object, ELEMENTS, flow);
+                if elements.is_empty()
+                    && containers
+                        .iter()
+                        .any(|c| flow.fields.keys().any(|(o, f)| *o == c && f != ELEMENTS))
+                {
+                    return containers;
+                }
+                return elements;
+            }
+            return if matches!(name.as_str(), "data" | "begin" | "get") {
+                object
+            } else {
+                LocSet::new()
+            };
+        }
+        let Some(effects) = api::effects(&name) else {
+            let vals: Vec<LocSet> = args
+                .iter()
+                .map(|a| {
+                    // An object handed by reference (`init(st)` for `void init(State& s)`).
+                    if let Some(o) = self.object_named(*a, flow) {
+                        return o;
+                    }
+                    self.expr(*a, flow, false)
+                })
+                .collect();
+            // A function of the file: run inline (not recursively, not too deep).
+            if let Some((&fname, &def)) = self.functions.get_key_value(name.as_str())
+                && self.inlined.len() < MAX_INLINE
+                && !self.inlined.contains(&fname)
+                && self.within_budget(n)
+            {
+                let texts: Vec<String> = args.iter().map(|a| self.argument_text(*a)).collect();
+                return self.inline_method(n.start_byte() as u32, fname, def, None, &vals, &texts, flow);
+            }
+            return LocSet::new();
+        };
+        self.apply(n, effects, &args, flow)
+    }
+
+    /// The effects `cuda-lint.toml` gives the function called as `f`, if any.
+    pub(super) fn configured_effects(&self, f: Node<'t>) -> Option<Vec<Effect>> {
+        let written = match f.kind() {
+            "field_expression" => f.field("field").map(|n| self.text(n).to_string()),
+            "template_function" => f.field("name").map(|n| self.text(n).to_string()),
+            "identifier" => Some(self.text(f).to_string()),
+            "qualified_identifier" => {
+                let text = self.text(f);
+                // `ns::f<T>` is `ns::f`.
+                Some(text.split('<').next().unwrap_or(text).split_whitespace().collect())
+            }
+            _ => None,
+        }?;
+        self.configured.lookup(&written).map(<[Effect]>::to_vec)
+    }
+
+    /// Applies a called function's effects to its arguments; returns what it returns.
+    pub(super) fn apply(&mut self, n: Node<'t>, effects: &[Effect], args: &[Node<'t>], flow: &mut Flow) -> LocSet {
+        let vals: Vec<LocSet> = args.iter().map(|a| self.expr(*a, flow, false)).collect();
+        self.apply_values(n, effects, args, &vals, flow)
+    }
+
+    /// [`Self::apply`] with the arguments' values known (`vals`).
+    pub(super) fn apply_values(
+        &mut self,
+        n: Node<'t>,
+        effects: &[Effect],
+        args: &[Node<'t>],
+        vals: &[LocSet],
+        flow: &mut Flow,
+    ) -> LocSet {
+        let arg = |i: usize| vals.get(i).cloned().unwrap_or_default();
+        // A deleter checked where a smart pointer takes the memory: which allocator its
+        // release is for, nothing else.
+        if self.checking_release {
+            for e in effects {
+                let (mem, by) = match *e {
+                    Effect::Free { mem, by, .. } => (mem, by),
+                    Effect::FreeOnStream { mem, .. } => (mem, cuda_lint_machine::Allocator::Device),
+                    _ => continue,
+                };
+                let m = self.memory(&arg(mem));
+                if !m.is_empty() && !arg(mem).contains(self.unknown) {
+                    self.emit(n, Event::Dealloc { regions: &m, by }, flow);
+                }
+            }
+            return LocSet::new();
+        }
+        let mut ret = LocSet::new();
+        // The memory the call made, for the effects that describe it.
+        let mut made: Option<Loc> = None;
+        for e in effects {
+            match *e {
+                Effect::AllocOut { out, kind, by } => {
+                    let l = self.loc_at(n, "alloc", Some(kind), None, true);
+                    self.locs[l.0 as usize].allocator = Some(by);
+                    made = Some(l);
+                    self.store_out(args.get(out).copied(), l, flow, false);
+                }
+                Effect::AllocRet { kind, by } => {
+                    let l = self.loc_at(n, "alloc", Some(kind), None, true);
+                    self.locs[l.0 as usize].allocator = Some(by);
+                    made = Some(l);
+                    ret.insert(l);
+                }
+                Effect::WriteCombinedIf { flags } => {
+                    if let (Some(l), Some(f)) = (made, args.get(flags))
+                        && flag_set(
+                            &self.argument_text(*f),
+                            "writecombined",
+                            cuda_lint_c_api::WRITE_COMBINED_BIT,
+                        )
+                    {
+                        self.locs[l.0 as usize].write_combined = true;
+                    }
+                }
+                Effect::AttachNew { flags } => {
+                    // `cudaMemAttachHost`, `CU_MEM_ATTACH_HOST` (2): the host's until attached.
+                    if let (Some(l), Some(f)) = (made, args.get(flags))
+                        && flag_set(&self.argument_text(*f), "attachhost", 0x02)
+                    {
+                        self.locs[l.0 as usize].attached = true;
+                    }
+                }
+                Effect::DevicePointerOf { out, host } => {
+                    let m = self.memory(&arg(host));
+                    self.store_values_out(args.get(out).copied(), &m, flow);
+                }
+                // Known, and nothing the C++ front end follows: the stream a pool allocation
+                // belongs to, contexts, modules (C++ launches are read from `<<<>>>`), launches
+                // through `cudaLaunchKernel`/`cuLaunchKernel` (their argument arrays are not
+                // followed), batch copies.
+                Effect::NoAccess
+                | Effect::AllocatedOn(_)
+                | Effect::ContextOut { .. }
+                | Effect::LoadModule { .. }
+                | Effect::GetFunction { .. }
+                | Effect::Launch { .. }
+                | Effect::BatchCopy { .. } => {}
+                Effect::AttachMem { mem, flags, stream } => {
+                    let text = args.get(flags).map(|f| self.argument_text(*f)).unwrap_or_default();
+                    let attached = !text.contains("Global") && !text.contains("GLOBAL");
+                    // Attached to one stream, its kernels take the memory.
+                    let streams = if text.contains("Single") || text.contains("SINGLE") {
+                        self.streams_of(args.get(stream).copied(), &arg(stream))
+                    } else {
+                        LocSet::new()
+                    };
+                    for l in self.memory(&arg(mem)).iter() {
+                        self.locs[l.0 as usize].attached = attached;
+                        self.locs[l.0 as usize].attached_streams = streams.clone();
+                    }
+                }
+                Effect::HostAccess { mem, write } => {
+                    self.access(n, &arg(mem), write, flow);
+                }
+                Effect::Returns { kind } => {
+                    ret.insert(self.loc_at(n, "alloc", Some(kind), None, true));
+                }
+                Effect::Free { mem, by, waits } => {
+                    let m = self.memory(&arg(mem));
+                    if m.is_empty() {
+                        continue;
+                    }
+                    if !arg(mem).contains(self.unknown) {
+                        self.emit(n, Event::Dealloc { regions: &m, by }, flow);
+                    }
+                    if waits {
+                        let users = self.machine.users(&flow.m, &m, &FileRegions { locs: &self.locs });
+                        flow.m.finish(&users);
+                    } else {
+                        self.emit(
+                            n,
+                            Event::HostAccess {
+                                regions: &m,
+                                access: Access::Free,
+                            },
+                            flow,
+                        );
+                    }
+                }
+                Effect::Copy {
+                    dst,
+                    src,
+                    kind,
+                    dir,
+                    stream,
+                } => {
+                    let dir = match kind.and_then(|k| args.get(k)) {
+                        Some(k) => api::copy_kind(self.text(*k).trim()).unwrap_or(Dir::Unknown),
+                        None => dir,
+                    };
+                    let (d, s) = (self.memory(&arg(dst)), self.memory(&arg(src)));
+                    let dir = if dir == Dir::Unknown {
+                        self.infer_dir(&d, &s)
+                    } else {
+                        dir
+                    };
+                    let streams = match stream {
+                        Some(i) => self.streams_of(args.get(i).copied(), &arg(i)),
+                        None => LocSet::single(self.legacy),
+                    };
+                    // A copy captured into a graph does not run here (it runs, staged or not, when
+                    // the graph is launched): nothing to say of the call.
+                    let captured = !streams.is_empty() && streams.iter().all(|x| flow.capturing.contains(x));
+                    if stream.is_some() && !captured {
+                        let (host, host_arg) = match dir {
+                            Dir::HostToDevice => (s.clone(), args.get(src)),
+                            Dir::DeviceToHost => (d.clone(), args.get(dst)),
+                            _ => (LocSet::new(), None),
+                        };
+                        if !host.is_empty() {
+                            // A one-dimensional copy's byte count follows its two pointers; a copy
+                            // to or from one local object (`&out` of `T out;`) is that object.
+                            let bytes = (dst == 0 && src == 1)
+                                .then(|| args.get(2))
+                                .flatten()
+                                .and_then(|c| self.byte_count(self.text(*c)))
+                                .or_else(|| host_arg.and_then(|a| self.single_object_bytes(*a)));
+                            let host_arg = host_arg.map(|a| self.site(*a));
+                            self.emit(
+                                n,
+                                Event::AsyncCopy {
+                                    host: &host,
+                                    dir,
+                                    host_arg,
+                                    bytes,
+                                    advice: &ADVICE,
+                                },
+                                flow,
+                            );
+                        }
+                    }
+                    // From pageable memory the call returns once the data is staged: the copy no
+                    // longer reads the host buffer (CUDA's API sync behavior).
+                    let staged = dir == Dir::HostToDevice
+                        && !s.is_empty()
+                        && s.iter().all(|l| {
+                            self.locs[l.0 as usize].kind == Some(MemKind::Pageable)
+                                && !flow.m.registered_may.contains(self.root_of(l))
+                                && !flow.m.registered_may.contains(l)
+                        });
+                    let reads = if staged { LocSet::new() } else { s.clone() };
+                    self.enqueue(
+                        n,
+                        OpKind::Copy,
+                        &streams,
+                        &reads,
+                        &d,
+                        stream.and_then(|i| args.get(i).copied()),
+                        flow,
+                    );
+                    if stream.is_none() {
+                        self.machine.sync_streams(&mut flow.m, &streams);
+                    }
+                }
+                Effect::Memset { dst, stream } => {
+                    let d = self.memory(&arg(dst));
+                    let streams = match stream {
+                        Some(i) => self.streams_of(args.get(i).copied(), &arg(i)),
+                        None => LocSet::single(self.legacy),
+                    };
+                    self.enqueue(
+                        n,
+                        OpKind::Memset,
+                        &streams,
+                        &LocSet::new(),
+                        &d,
+                        stream.and_then(|i| args.get(i).copied()),
+                        flow,
+                    );
+                    if stream.is_none() {
+                        self.machine.sync_streams(&mut flow.m, &streams);
+                    }
+                }
+                Effect::StreamCreate { out, flags } => {
+                    let l = self.loc_at(n, "stream", None, None, true);
+                    if let Some(f) = flags.and_then(|f| args.get(f)) {
+                        // Through a parameter, a named constant or a macro (`STREAM_FLAGS`).
+                        let t = self.argument_text(*f);
+                        if t.contains("NonBlocking") || t.contains("NON_BLOCKING") || t.trim() == "1" {
+                            self.machine.set_non_blocking(l);
+                        }
+                    }
+                    self.store_out(args.get(out).copied(), l, flow, true);
+                }
+                Effect::EventCreate { out } => {
+                    let l = self.loc_at(n, "event", None, None, true);
+                    self.store_out(args.get(out).copied(), l, flow, true);
+                }
+                Effect::SyncStream(i) => {
+                    let streams = self.streams_of(args.get(i).copied(), &arg(i));
+                    self.machine.sync_streams(&mut flow.m, &streams);
+                }
+                Effect::SyncEvent(i) => {
+                    let events = arg(i);
+                    if events.is_empty() {
+                        self.machine.sync_all(&mut flow.m);
+                    } else {
+                        self.machine.sync_events(&mut flow.m, &events);
+                    }
+                }
+                Effect::SyncDevice => self.machine.sync_all(&mut flow.m),
+                Effect::RecordEvent { event, stream } => {
+                    let streams = self.streams_of(args.get(stream).copied(), &arg(stream));
+                    // An event recorded in a capture belongs to the graph.
+                    if !streams.is_empty() && streams.iter().all(|s| flow.capturing.contains(s)) {
+                        flow.capturing.union_with(&arg(event));
+                        continue;
+                    }
+                    self.machine.record_events(&mut flow.m, &arg(event), &streams);
+                }
+                Effect::StreamWaitEvent { stream, event } => {
+                    let streams = self.streams_of(args.get(stream).copied(), &arg(stream));
+                    // A stream that waits for a captured event joins the capture (CUDA's
+                    // cross-stream capture): its work is recorded into the graph too.
+                    let events = arg(event);
+                    if !events.is_empty() && events.iter().all(|e| flow.capturing.contains(e)) {
+                        flow.capturing.union_with(&streams);
+                        continue;
+                    }
+                    self.machine.wait_events(&mut flow.m, &streams, &events);
+                }
+                Effect::Register(i) => {
+                    let m = self.memory(&arg(i));
+                    self.machine.register_in_place(&mut flow.m, &m);
+                }
+                Effect::PhysicalOut { out } | Effect::ReserveOut { out } => {
+                    let (what, kind) = match *e {
+                        Effect::PhysicalOut { .. } => ("physical", None),
+                        _ => ("reserve", Some(MemKind::VmmMapping)),
+                    };
+                    let l = self.loc_at(n, what, kind, None, true);
+                    self.store_out(args.get(out).copied(), l, flow, false);
+                }
+                Effect::MapAt { va, physical } => {
+                    let phys: LocSet = arg(physical)
+                        .iter()
+                        .filter(|l| self.locs[l.0 as usize].kind.is_none())
+                        .collect();
+                    let views = self.mappings(&arg(va));
+                    for v in views.iter() {
+                        self.locs[v.0 as usize].physical.union_with(&phys);
+                        self.locs[v.0 as usize].origin = self.site(n);
+                    }
+                    if !views.is_empty() {
+                        // A place at an offset that may be any (`base + handles_.size() * page_`)
+                        // may be a new one each time: not mapped before, as far as is known.
+                        let anywhere: LocSet = views.iter().filter(|v| self.locs[v.0 as usize].any_offset).collect();
+                        flow.m.mapped_must.subtract(&anywhere);
+                        flow.m.mapped_may.subtract(&anywhere);
+                        self.emit(n, Event::Map { views: &views }, flow);
+                        self.machine.map(&mut flow.m, &views);
+                        self.started.mapped.push(views.clone());
+                    }
+                }
+                Effect::SetAccess { va } => {
+                    let at = self.mappings(&arg(va));
+                    self.machine
+                        .set_access(&mut flow.m, &at, &FileRegions { locs: &self.locs });
+                }
+                Effect::Unmap { va } => {
+                    let mut at = self.mappings(&arg(va));
+                    // At an offset that may be any: it may unmap any mapping of the reservation.
+                    let roots: Vec<Loc> = at
+                        .iter()
+                        .filter(|l| self.locs[l.0 as usize].any_offset)
+                        .map(|l| self.root_of(l))
+                        .collect();
+                    for root in roots {
+                        at.insert(root);
+                        let views: Vec<Loc> = self
+                            .views
+                            .iter()
+                            .filter(|((r, _), _)| *r == root)
+                            .map(|(_, &v)| v)
+                            .collect();
+                        for v in views {
+                            at.insert(v);
+                        }
+                    }
+                    if !at.is_empty() {
+                        self.emit(
+                            n,
+                            Event::HostAccess {
+                                regions: &at,
+                                access: Access::Free,
+                            },
+                            flow,
+                        );
+                    }
+                    self.machine.unmap(&mut flow.m, &at, &FileRegions { locs: &self.locs });
+                }
+                Effect::AddressFree { va } => {
+                    let at = self.mappings(&arg(va));
+                    if !at.is_empty() {
+                        self.emit(n, Event::AddressFree { regions: &at }, flow);
+                    }
+                }
+                Effect::FreeOnStream { mem, stream } => {
+                    let m = self.memory(&arg(mem));
+                    if m.is_empty() {
+                        continue;
+                    }
+                    if !arg(mem).contains(self.unknown) {
+                        let by = cuda_lint_machine::Allocator::Device;
+                        self.emit(n, Event::Dealloc { regions: &m, by }, flow);
+                    }
+                    let streams = self.streams_of(args.get(stream).copied(), &arg(stream));
+                    let exempt = cuda_lint_machine::OpSet::new();
+                    let event = Event::FreeOnStreams {
+                        regions: &m,
+                        streams: &streams,
+                        exempt: &exempt,
+                    };
+                    self.emit(n, event, flow);
+                }
+                // A query waits only when polled: in a loop, until the work is done.
+                Effect::QueryStream(_) | Effect::QueryEvent(_) if !in_loop(n) => {}
+                Effect::QueryStream(i) => {
+                    let streams = self.streams_of(args.get(i).copied(), &arg(i));
+                    self.machine.sync_streams(&mut flow.m, &streams);
+                }
+                Effect::QueryEvent(i) => {
+                    let events = arg(i);
+                    if events.is_empty() {
+                        self.machine.sync_all(&mut flow.m);
+                    } else {
+                        self.machine.sync_events(&mut flow.m, &events);
+                    }
+                }
+                Effect::BeginCapture(i) => {
+                    let streams = self.streams_of(args.get(i).copied(), &arg(i));
+                    flow.capturing.union_with(&streams);
+                }
+                Effect::EndCapture(i) => {
+                    // The capture ends for its origin stream and every stream that joined it.
+                    let _ = i;
+                    flow.capturing = LocSet::new();
+                }
+                Effect::Unregister(i) => {
+                    let m = self.memory(&arg(i));
+                    if !arg(i).contains(self.unknown) {
+                        self.emit(n, Event::Unregister { regions: &m }, flow);
+                    }
+                    self.machine
+                        .unregister(&mut flow.m, &m, &FileRegions { locs: &self.locs });
+                }
+            }
+        }
+        ret
+    }
+
+    /// The direction of a `cudaMemcpyDefault` copy from the kinds of its sides.
+    pub(super) fn infer_dir(&self, dst: &LocSet, src: &LocSet) -> Dir {
+        let device = |s: &LocSet| {
+            s.iter()
+                .any(|l| self.locs[l.0 as usize].kind.is_some_and(MemKind::is_device_only))
+        };
+        let host = |s: &LocSet| {
+            s.iter().any(|l| {
+                matches!(
+                    self.locs[l.0 as usize].kind,
+                    Some(MemKind::Pageable | MemKind::Pinned | MemKind::Unknown)
+                )
+            })
+        };
+        match (host(dst), device(dst), host(src), device(src)) {
+            (true, _, _, true) => Dir::DeviceToHost,
+            (_, true, true, _) => Dir::HostToDevice,
+            (_, true, _, true) => Dir::DeviceToDevice,
+            _ => Dir::Unknown,
+        }
+    }
+
+    /// The streams an argument names: `0`/`NULL`/`cudaStreamLegacy` is the legacy stream; a
+    /// stream the analysis did not see created is not known (empty: any stream).
+    pub(super) fn streams_of(&self, arg: Option<Node<'t>>, vals: &LocSet) -> LocSet {
+        match arg {
+            None => LocSet::single(self.legacy),
+            Some(a) if is_null(self.text(a)) || self.text(a).contains("cudaStreamLegacy") => {
+                LocSet::single(self.legacy)
+            }
+            Some(_) => vals.iter().filter(|l| self.locs[l.0 as usize].kind.is_none()).collect(),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn enqueue(
+        &mut self,
+        n: Node<'t>,
+        kind: OpKind,
+        streams: &LocSet,
+        reads: &LocSet,
+        writes: &LocSet,
+        stream_arg: Option<Node<'_>>,
+        flow: &mut Flow,
+    ) -> Option<OpId> {
+        let key = (self.call_sites.clone(), n.start_byte() as u32);
+        if !streams.is_empty() && streams.iter().all(|s| flow.capturing.contains(s)) {
+            // Captured into a graph: it runs when the graph is launched.
+            return None;
+        }
+        let op = match self.op_by_site.get(&key) {
+            Some(&op) => op,
+            None => {
+                let op = self.machine.new_op(kind, &ADVICE);
+                let name = stream_arg
+                    .map(|a| self.text(a).trim().to_string())
+                    .filter(|t| !is_null(t));
+                self.op_sites.push((self.site(n), name));
+                self.op_by_site.insert(key, op);
+                op
+            }
+        };
+        self.machine.add_uses(op, streams, reads, writes);
+        if std::mem::take(&mut self.launch_writes_unseen) {
+            self.machine.set_writes_unseen(op);
+        }
+        self.emit(n, Event::Enqueue { op }, flow);
+        self.machine.start(&mut flow.m, op);
+        self.started.ops.push(op);
+        Some(op)
+    }
+}
+
+/// Whether a flags argument, as written (`cudaHostAllocMapped | cudaHostAllocWriteCombined`,
+/// `0x4`, a macro's expansion), sets the flag called `name` (compared without case or
+/// underscores) or whose value is `bit`.
+fn flag_set(text: &str, name: &str, bit: u32) -> bool {
+    let letters: String = text
+        .chars()
+        .filter(|c| *c != '_')
+        .collect::<String>()
+        .to_ascii_lowercase();
+    if letters.contains(name) {
+        return true;
+    }
+    text.split('|').any(|part| {
+        let part = part.trim().trim_end_matches(['u', 'U']);
+        let value = match part.strip_prefix("0x").or_else(|| part.strip_prefix("0X")) {
+            Some(hex) => u32::from_str_radix(hex, 16).ok(),
+            None => part.parse::<u32>().ok(),
+        };
+        value.is_some_and(|v| v & bit != 0)
+    })
+}

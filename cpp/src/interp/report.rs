@@ -1,0 +1,108 @@
+//! What the lints are told and how they name things: events emitted to the machine's lints at a
+//! site, the machine's view of the file's places (`FileRegions`), and the names and origins of
+//! memory and work in diagnostics (`Describer`).
+
+use super::*;
+
+impl<'s, 't> FileAnalysis<'s, 't> {
+    pub(super) fn emit(&mut self, at: Node<'t>, event: Event<'_, Site>, flow: &Flow) {
+        let span = self.site(at);
+        let mut found = Vec::new();
+        {
+            let regions = FileRegions { locs: &self.locs };
+            let describe = Describer { a: self };
+            let cx = Cx {
+                machine: &self.machine,
+                state: &flow.m,
+                regions: &regions,
+                describe: &describe,
+                span,
+                in_helper: false,
+                options: &self.options,
+                in_test: false,
+            };
+            check_all(&event, &cx, &mut found);
+        }
+        for f in found {
+            let order = self.found_in.len() as u64;
+            self.found_in.entry(f.span).or_insert((self.root, order));
+            self.findings.insert((f.lint.name, f.kind, f.span), f);
+        }
+    }
+
+    // ---- statements ----
+}
+
+pub(super) struct FileRegions<'a> {
+    pub(super) locs: &'a [LocInfo],
+}
+
+impl Regions for FileRegions<'_> {
+    fn mem_kind(&self, l: Loc) -> Option<MemKind> {
+        self.locs.get(l.0 as usize).and_then(|i| i.kind)
+    }
+    fn overlaps(&self, a: Loc, b: Loc) -> bool {
+        self.root(a) == self.root(b)
+    }
+    fn root(&self, l: Loc) -> Loc {
+        self.locs.get(l.0 as usize).and_then(|i| i.parent).unwrap_or(l)
+    }
+    fn mapping(&self, l: Loc) -> Loc {
+        l
+    }
+    fn write_combined(&self, l: Loc) -> bool {
+        self.locs.get(l.0 as usize).is_some_and(|i| i.write_combined)
+    }
+    fn attached(&self, l: Loc) -> bool {
+        self.locs.get(l.0 as usize).is_some_and(|i| i.attached)
+    }
+
+    fn attached_streams(&self, l: Loc) -> LocSet {
+        self.locs
+            .get(l.0 as usize)
+            .map(|i| i.attached_streams.clone())
+            .unwrap_or_default()
+    }
+    fn allocator(&self, l: Loc) -> Option<cuda_lint_machine::Allocator> {
+        self.locs.get(l.0 as usize).and_then(|i| i.allocator)
+    }
+    fn physical(&self, mapping: Loc) -> Option<LocSet> {
+        self.locs
+            .get(mapping.0 as usize)
+            .map(|i| i.physical.clone())
+            .filter(|p| !p.is_empty())
+    }
+}
+
+struct Describer<'a, 's, 't> {
+    a: &'a FileAnalysis<'s, 't>,
+}
+
+impl Describe<Site> for Describer<'_, '_, '_> {
+    fn region(&self, root: Loc) -> Region<Site> {
+        let info = &self.a.locs[root.0 as usize];
+        Region {
+            name: info.name.clone(),
+            kind: info.kind.unwrap_or(MemKind::Unknown),
+            origin: info.origin,
+            origin_kind: if info.allocated {
+                Origin::Allocated
+            } else {
+                Origin::Declared
+            },
+            ty: None,
+            advice: &ADVICE,
+        }
+    }
+
+    fn in_flight(&self, op: OpId) -> InFlight<Site> {
+        let (span, stream) = self.a.op_sites[op.0 as usize].clone();
+        InFlight {
+            what: self.a.machine.op(op).kind.describe(),
+            span,
+            stream,
+            advice: &ADVICE,
+            notes: Vec::new(),
+        }
+    }
+}

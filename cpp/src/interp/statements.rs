@@ -1,0 +1,698 @@
+//! Statements: blocks, declarations, branches (joined as "may", decided where the condition is
+//! a known fact), `switch`, loops to a fixpoint, and whether a loop body waits.
+
+use super::*;
+
+impl<'s, 't> FileAnalysis<'s, 't> {
+    pub(super) fn statement(&mut self, n: Node<'t>, flow: &mut Flow) {
+        // Not in this build (`#ifdef NOT_DEFINED ... #endif`): not run.
+        if flow.dead || self.excluded.contains(n.start_byte()) {
+            return;
+        }
+        self.work += 1;
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            self.depth -= 1;
+            self.too_deep.get_or_insert(n.start_byte());
+            return;
+        }
+        match n.kind() {
+            "compound_statement" | "translation_unit" => {
+                let mut c = n.walk();
+                let children: Vec<Node> = n.named_children(&mut c).collect();
+                // The statements run on partitions of the path, split where a branch tests a
+                // variable (so a later test of it follows the same way), joined at the end.
+                let mut parts = vec![std::mem::take(flow)];
+                for s in children {
+                    let mut next = Vec::new();
+                    for mut part in parts {
+                        if part.dead {
+                            next.push(part);
+                            continue;
+                        }
+                        match self.branch(s, &mut part) {
+                            Some(split) => next.extend(split),
+                            None => {
+                                self.statement(s, &mut part);
+                                next.push(part);
+                            }
+                        }
+                    }
+                    parts = merge_parts(next);
+                }
+                // The block's objects end, last made first.
+                if n.kind() == "compound_statement" {
+                    for part in &mut parts {
+                        if !part.dead {
+                            self.end_block_objects(n, None, None, n, part);
+                        }
+                    }
+                }
+                *flow = join_parts(parts);
+            }
+            "declaration" => self.declaration(n, flow),
+            "expression_statement" => {
+                if let Some(e) = n.named_child(0) {
+                    self.expr(e, flow, false);
+                }
+            }
+            "if_statement" => {
+                let mark = self.mark();
+                if let Some(c) = n.field("condition") {
+                    self.expr(c, flow, false);
+                }
+                let direct = self.since(mark);
+                let cond = n.field("condition");
+                let mut other = flow.clone();
+                if let Some(c) = cond {
+                    self.failed_branch(c, &direct, true, flow);
+                    self.failed_branch(c, &direct, false, &mut other);
+                }
+                if let Some(then) = n.field("consequence") {
+                    self.statement(then, flow);
+                }
+                if let Some(alt) = n.field("alternative") {
+                    self.statement(alt, &mut other);
+                }
+                flow.join(&other);
+            }
+            "else_clause" => {
+                let mut c = n.walk();
+                let children: Vec<Node> = n.named_children(&mut c).collect();
+                for s in children {
+                    self.statement(s, flow);
+                }
+            }
+            "for_statement" | "while_statement" | "for_range_loop" | "do_statement" => self.looped(n, flow),
+            "switch_statement" => self.switch(n, flow),
+            "return_statement" => {
+                let value = match n.named_child(0) {
+                    // A local object returned by value (the caller's variable is that object), a
+                    // member object returned by reference.
+                    Some(e) if self.object_named(e, flow).is_some() => self.object_named(e, flow).unwrap_or_default(),
+                    Some(e) => self.expr(e, flow, false),
+                    None => LocSet::new(),
+                };
+                // The objects of the blocks it leaves end (not one it returns).
+                let keep = n
+                    .named_child(0)
+                    .filter(|e| e.kind() == "identifier")
+                    .map(|e| self.text(e));
+                self.end_objects_on_return(n, keep, flow);
+                // Returning from a function run inline: the caller goes on from here.
+                if let Some((returned, ret)) = self.returns.last_mut() {
+                    ret.union_with(&value);
+                    match returned {
+                        Some(r) => r.join(flow),
+                        None => *returned = Some(flow.clone()),
+                    }
+                }
+                flow.dead = true;
+            }
+            "break_statement" | "continue_statement" | "goto_statement" => {}
+            // An exception leaves the function (and, uncaught here, its callers): no path goes
+            // on past it.
+            "throw_statement" => {
+                if let Some(e) = n.named_child(0) {
+                    self.expr(e, flow, false);
+                }
+                flow.dead = true;
+            }
+            "comment" | "preproc_include" | "preproc_def" | "preproc_call" => {}
+            _ => {
+                // switch, try, labeled statements, preprocessor blocks: their parts in order.
+                let mut c = n.walk();
+                let children: Vec<Node> = n.named_children(&mut c).collect();
+                for s in children {
+                    if self.excluded.contains(s.start_byte()) {
+                        continue;
+                    }
+                    if is_statement(s.kind()) {
+                        self.statement(s, flow);
+                    } else {
+                        self.expr(s, flow, false);
+                    }
+                }
+            }
+        }
+        self.depth -= 1;
+    }
+
+    /// An `if` or a `switch` on a plain variable, run on one partition: the way its facts say, or
+    /// split into a partition per way, each knowing which it took. `None`: not such a branch.
+    pub(super) fn branch(&mut self, n: Node<'t>, flow: &mut Flow) -> Option<Vec<Flow>> {
+        match n.kind() {
+            "switch_statement" => Some(self.switch_parts(n, flow)),
+            "if_statement" => {
+                let cond = n.field("condition")?;
+                let then = n.field("consequence");
+                let alt = n.field("alternative");
+                let Some(test) = self.test(cond) else {
+                    // `a && b`, `!a || b`: decided when the facts decide it, else both ways.
+                    let decided = self.decide(cond, &flow.facts, 0)?;
+                    self.expr(cond, flow, false);
+                    if let Some(b) = if decided { then } else { alt } {
+                        self.statement(b, flow);
+                    }
+                    return Some(vec![std::mem::take(flow)]);
+                };
+                let mark = self.mark();
+                self.expr(cond, flow, false);
+                let direct = self.since(mark);
+                let known = flow.facts.get(&test.var).and_then(|f| f.equals(&test.value));
+                let holds = known.map(|eq| eq == test.when_equal);
+                let mut out = Vec::new();
+                for taken in [true, false] {
+                    if holds.is_some_and(|h| h != taken) {
+                        continue;
+                    }
+                    let mut part = flow.clone();
+                    if holds.is_none() {
+                        let equal = taken == test.when_equal;
+                        let fact = if equal {
+                            Fact::Is(test.value.clone())
+                        } else {
+                            match part.facts.get(&test.var) {
+                                Some(Fact::IsNot(vs)) => {
+                                    let mut vs = vs.clone();
+                                    if !vs.contains(&test.value) {
+                                        vs.push(test.value.clone());
+                                    }
+                                    Fact::IsNot(vs)
+                                }
+                                _ => Fact::IsNot(vec![test.value.clone()]),
+                            }
+                        };
+                        part.facts.insert(test.var.clone(), fact);
+                    }
+                    self.failed_branch(cond, &direct, taken, &mut part);
+                    let body = if taken { then } else { alt };
+                    if let Some(b) = body {
+                        self.statement(b, &mut part);
+                    }
+                    out.push(part);
+                }
+                Some(out)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether a condition holds, when the facts say (`a && b`, `a || !b`, simple tests).
+    pub(super) fn decide(&self, cond: Node<'t>, facts: &BTreeMap<String, Fact>, depth: u32) -> Option<bool> {
+        if depth > 16 {
+            return None;
+        }
+        if let Some(t) = self.test(cond) {
+            let eq = facts.get(&t.var)?.equals(&t.value)?;
+            return Some(eq == t.when_equal);
+        }
+        let mut e = cond;
+        while matches!(e.kind(), "condition_clause" | "parenthesized_expression") {
+            e = e.named_child(0)?;
+        }
+        match e.kind() {
+            "binary_expression" => {
+                let op = e.field("operator").map(|o| self.text(o))?;
+                let (l, r) = (e.field("left")?, e.field("right")?);
+                let (a, b) = (self.decide(l, facts, depth + 1), self.decide(r, facts, depth + 1));
+                match op {
+                    "&&" => match (a, b) {
+                        (Some(false), _) | (_, Some(false)) => Some(false),
+                        (Some(true), Some(true)) => Some(true),
+                        _ => None,
+                    },
+                    "||" => match (a, b) {
+                        (Some(true), _) | (_, Some(true)) => Some(true),
+                        (Some(false), Some(false)) => Some(false),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+            "unary_expression" if self.text(e).trim_start().starts_with('!') => {
+                self.decide(e.field("argument")?, facts, depth + 1).map(|v| !v)
+            }
+            _ => None,
+        }
+    }
+
+    /// The variable a condition tests, when it is that simple.
+    pub(super) fn test(&self, cond: Node<'t>) -> Option<Test> {
+        let mut e = cond;
+        for _ in 0..4 {
+            match e.kind() {
+                "condition_clause" | "parenthesized_expression" => e = e.named_child(0)?,
+                _ => break,
+            }
+        }
+        match e.kind() {
+            "identifier" => Some(Test {
+                var: self.text(e).to_string(),
+                value: "true".into(),
+                when_equal: true,
+            }),
+            "unary_expression" if self.text(e).trim_start().starts_with('!') => {
+                let arg = e.field("argument")?;
+                (arg.kind() == "identifier").then(|| Test {
+                    var: self.text(arg).to_string(),
+                    value: "true".into(),
+                    when_equal: false,
+                })
+            }
+            "binary_expression" => {
+                let op = e.field("operator").map(|o| self.text(o))?;
+                let (l, r) = (e.field("left")?, e.field("right")?);
+                let when_equal = match op {
+                    "==" => true,
+                    "!=" => false,
+                    _ => return None,
+                };
+                let constant = |n: Node<'_>| {
+                    matches!(
+                        n.kind(),
+                        "identifier" | "number_literal" | "qualified_identifier" | "true" | "false"
+                    )
+                };
+                (l.kind() == "identifier" && constant(r)).then(|| Test {
+                    var: self.text(l).to_string(),
+                    value: self.text(r).to_string(),
+                    when_equal,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// `switch`: each case from the state before it (a case that falls through to the next one
+    /// is taken as the next one's path), joined; without a `default`, the path that matches none.
+    pub(super) fn switch(&mut self, n: Node<'t>, flow: &mut Flow) {
+        let parts = self.switch_parts(n, flow);
+        *flow = join_parts(parts);
+    }
+
+    /// The paths through a `switch`, one per case taken (and one for no case, without a
+    /// `default`), each knowing the case it took.
+    pub(super) fn switch_parts(&mut self, n: Node<'t>, flow: &mut Flow) -> Vec<Flow> {
+        if let Some(c) = n.field("condition") {
+            self.expr(c, flow, false);
+        }
+        let Some(body) = n.field("body") else {
+            return vec![std::mem::take(flow)];
+        };
+        let var = n
+            .field("condition")
+            .and_then(|c| self.test(c))
+            .filter(|t| t.value == "true" && t.when_equal)
+            .map(|t| t.var);
+        let entry = flow.clone();
+        let known = var.as_ref().and_then(|v| entry.facts.get(v).cloned());
+        let mut out: Vec<Flow> = Vec::new();
+        let mut labels: Vec<String> = Vec::new();
+        let mut has_default = false;
+        let mut c = body.walk();
+        let cases: Vec<Node> = body.named_children(&mut c).collect();
+        for case in cases {
+            if case.kind() != "case_statement" {
+                continue;
+            }
+            let label = case.field("value").map(|v| self.text(v).to_string());
+            has_default |= label.is_none();
+            labels.extend(label.clone());
+            // A case the path's facts rule out is not taken.
+            if let (Some(f), Some(l)) = (&known, &label)
+                && f.equals(l) == Some(false)
+            {
+                continue;
+            }
+            let mut path = entry.clone();
+            if let (Some(v), Some(l)) = (&var, &label) {
+                path.facts.insert(v.clone(), Fact::Is(l.clone()));
+            }
+            let mut cc = case.walk();
+            let stmts: Vec<Node> = case
+                .named_children(&mut cc)
+                .filter(|s| Some(*s) != case.field("value"))
+                .collect();
+            for st in stmts {
+                self.statement(st, &mut path);
+            }
+            // `break` ends a case, not the function.
+            path.dead = path.dead && entry.dead;
+            out.push(path);
+        }
+        if !has_default
+            && known
+                .as_ref()
+                .is_none_or(|f| labels.iter().all(|l| f.equals(l) != Some(true)))
+        {
+            let mut none = entry.clone();
+            if let Some(v) = &var {
+                none.facts.insert(v.clone(), Fact::IsNot(labels));
+            }
+            out.push(none);
+        }
+        if out.is_empty() {
+            out.push(entry);
+        }
+        out
+    }
+
+    pub(super) fn looped(&mut self, n: Node<'t>, flow: &mut Flow) {
+        if let Some(init) = n.field("initializer") {
+            if is_statement(init.kind()) {
+                self.statement(init, flow);
+            } else {
+                self.expr(init, flow, false);
+            }
+        }
+        // `for (x : range)` reads the range's elements (a container's or an array's memory).
+        let mut range = LocSet::new();
+        if n.kind() == "for_range_loop"
+            && let Some(r) = n.field("right")
+        {
+            range = self.expr(r, flow, false);
+            self.access(r, &range, false, flow);
+            // The loop variable is each element in turn; a reference to it, the element.
+            if let Some(d) = n.field("declarator")
+                && let Some(name) = declared_name(d, self.src)
+            {
+                let elements = self.field_value(&range, ELEMENTS, flow);
+                flow.vars.insert(name.clone(), elements);
+                flow.objects.remove(&name);
+                if contains_kind(d, "reference_declarator") && !range.is_empty() {
+                    flow.element_refs.insert(name, range.clone());
+                } else {
+                    flow.element_refs.remove(&name);
+                }
+            }
+        }
+        let body = n.field("body");
+        let cond = n.field("condition");
+        let update = n.field("update");
+        let do_while = n.kind() == "do_statement";
+        // The elements it visits one per round, and the work it starts.
+        let items = self.loop_items(n, &range, flow);
+        let loop_mark = self.mark();
+        // The state at the loop head: entry joined with the end of each round.
+        let mut head = flow.clone();
+        if do_while && let Some(b) = body {
+            self.statement(b, &mut head);
+        }
+        // A loop whose body waits (`for (i...) cudaStreamSynchronize(streams[i])`) is taken to
+        // run at least once: it waits for what the loop before it, over the same range, issued
+        // (the path where it runs zero times is the one where nothing was issued).
+        let waits = !do_while && body.is_some_and(|b| self.waits_inside(b));
+        let mut rounds: Option<Flow> = None;
+        for _ in 0..LOOP_ROUNDS {
+            let mut round = head.clone();
+            if !items.is_empty() {
+                let started: OpSet = self.since(loop_mark).ops.into_iter().collect();
+                self.next_round(&items, &started, &mut round);
+            }
+            if let Some(c) = cond {
+                self.expr(c, &mut round, false);
+            }
+            if let Some(b) = body {
+                self.statement(b, &mut round);
+            }
+            if let Some(u) = update {
+                self.expr(u, &mut round, false);
+            }
+            round.dead = false;
+            match &mut rounds {
+                Some(r) => r.join(&round),
+                None => rounds = Some(round.clone()),
+            }
+            let mut next = head.clone();
+            next.join(&round);
+            if next == head {
+                break;
+            }
+            head = next;
+        }
+        *flow = match rounds {
+            Some(r) if waits => r,
+            _ => head,
+        };
+        // The loop ends where its condition is tested (a `while (cudaEventQuery(e) ==
+        // cudaErrorNotReady)` poll has waited by then).
+        if !do_while && let Some(c) = cond {
+            self.expr(c, flow, false);
+        }
+    }
+
+    pub(super) fn declaration(&mut self, n: Node<'t>, flow: &mut Flow) {
+        let written_ty = n.field("type").map(|t| self.text(t)).unwrap_or("");
+        let ty = self.classes.resolve(written_ty);
+        let mut c = n.walk();
+        let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+        for d in decls {
+            let (declarator, value) = if d.kind() == "init_declarator" {
+                (d.field("declarator"), d.field("value"))
+            } else {
+                (Some(d), None)
+            };
+            let Some(declarator) = declarator else { continue };
+            let Some(name) = declared_name(declarator, self.src) else {
+                continue;
+            };
+            let is_array = contains_kind(declarator, "array_declarator");
+            let is_pointer = contains_kind(declarator, "pointer_declarator");
+            let is_reference = contains_kind(declarator, "reference_declarator");
+            self.var_types.insert(
+                name.clone(),
+                (written_ty, array_lengths(declarator, self.src), is_pointer),
+            );
+            if let Some(v) = value
+                && v.kind() == "lambda_expression"
+            {
+                self.lambdas.insert(self.text(declarator), v);
+            }
+            // An object of a class the file defines: made, its constructor run on it.
+            if !is_pointer
+                && !is_reference
+                && !is_array
+                && let Some(class) = self.class_of_type(ty)
+                && value.is_none_or(|v| !self.calls_own_function(v))
+            {
+                let args: Vec<Node<'t>> = match value {
+                    // `Foo f(a, b);`, which the parser reads as a function's declaration.
+                    None if declarator.kind() == "function_declarator" => objects::argument_nodes(declarator),
+                    None => Vec::new(),
+                    Some(v) if matches!(v.kind(), "argument_list" | "initializer_list") => objects::argument_nodes(v),
+                    // `Foo f = Foo(a, b);`
+                    Some(v)
+                        if v.kind() == "call_expression"
+                            && v.field("function")
+                                .is_some_and(|f| self.class_of_type(self.text(f)) == Some(class)) =>
+                    {
+                        v.field("arguments").map(objects::argument_nodes).unwrap_or_default()
+                    }
+                    Some(v) => {
+                        // A copy of another object: that object.
+                        let vals = self.expr(v, flow, false);
+                        if v.kind() == "identifier"
+                            && let Some(&o) = flow.objects.get(self.text(v))
+                        {
+                            flow.objects.insert(name.clone(), o);
+                            flow.vars.insert(name, LocSet::new());
+                            continue;
+                        }
+                        let _ = vals;
+                        Vec::new()
+                    }
+                };
+                let o = self.loc_at(declarator, "object", Some(MemKind::Pageable), Some(name.clone()), false);
+                self.construct(declarator, class, o, &args, flow, 0);
+                flow.objects.insert(name.clone(), o);
+                flow.vars.insert(name, LocSet::new());
+                continue;
+            }
+            // A smart pointer made over a pointer: its deleter is checked against it.
+            let smart_args = match value {
+                Some(v) if matches!(v.kind(), "argument_list" | "initializer_list") => Some(objects::argument_nodes(v)),
+                // `std::unique_ptr<float[]> p(raw);`, read by the parser as a function's declaration.
+                None if declarator.kind() == "function_declarator" => Some(objects::argument_nodes(declarator)),
+                _ => None,
+            };
+            if !is_pointer
+                && objects::smart_pointer(ty).is_some()
+                && let Some(args) = smart_args
+            {
+                self.smart_pointer_made(ty, &args, flow);
+                let held = args.first().map(|a| self.expr(*a, flow, false)).unwrap_or_default();
+                self.name_new(&held, &name);
+                flow.objects.remove(&name);
+                flow.vars.insert(name, held);
+                continue;
+            }
+            let container = (!is_pointer).then(|| self.container_kind_of(ty)).flatten();
+            let target = if is_array || container.is_some() {
+                // Memory the variable is: a stack array, a `std::vector`'s buffer, a
+                // `thrust::device_vector`'s.
+                let l = self.container(declarator, container.unwrap_or(MemKind::Pageable), &name);
+                if let Some(v) = value {
+                    self.expr(v, flow, false);
+                }
+                LocSet::single(l)
+            } else if let Some(v) = value {
+                let mark = self.mark();
+                let mut vals = self.expr(v, flow, false);
+                let since = self.since(mark);
+                if v.kind() == "call_expression" {
+                    flow.statuses.insert(name.clone(), since);
+                } else {
+                    flow.statuses.remove(&name);
+                }
+                // `cudaStream_t s = 0;`: the legacy stream.
+                if is_null(self.text(v)) && ty.contains("Stream") {
+                    vals = LocSet::single(self.legacy);
+                }
+                if self.calls_own_function(v) {
+                    self.rename(&vals, &name);
+                } else {
+                    self.name_new(&vals, &name);
+                }
+                if vals.is_empty() && is_pointer {
+                    vals = LocSet::single(self.unknown);
+                }
+                vals
+            } else {
+                LocSet::new()
+            };
+            // A local object or scalar (not a handle): host memory of its own, for `&x`; one a
+            // helper of the file returns is the helper's object.
+            let returned_object = value
+                .filter(|v| !is_pointer && self.calls_own_function(*v))
+                .and_then(|_| {
+                    let mut it = target.iter();
+                    match (it.next(), it.next()) {
+                        (Some(o), None) => Some(o),
+                        _ => None,
+                    }
+                });
+            // `Shard& sh = shards[g];`, `auto& cfg = job.config;`, `Entry& e = lru.back();`: a
+            // reference names the object.
+            let referenced = value
+                .filter(|v| {
+                    is_reference
+                        && !is_pointer
+                        && matches!(
+                            v.kind(),
+                            "subscript_expression" | "field_expression" | "identifier" | "call_expression"
+                        )
+                })
+                .map(|v| match v.kind() {
+                    "identifier" => match flow.objects.get(self.text(v)) {
+                        Some(&o) => LocSet::single(o),
+                        None => LocSet::new(),
+                    },
+                    // What the call returned (already run above), when it is an object.
+                    "call_expression" => target
+                        .iter()
+                        .filter(|&o| {
+                            self.object_class.contains_key(&o)
+                                || flow.fields.keys().any(|(k, f)| *k == o && f != ELEMENTS)
+                        })
+                        .collect(),
+                    _ => self.object_of(v, false, flow),
+                })
+                .and_then(|objs| {
+                    let mut it = objs.iter();
+                    match (it.next(), it.next()) {
+                        (Some(o), None) => Some(o),
+                        _ => None,
+                    }
+                });
+            if let Some(o) = returned_object.or(referenced) {
+                flow.objects.insert(name.clone(), o);
+            } else if !is_pointer
+                && !is_array
+                && is_host_object_type(ty)
+                && !contains_kind(declarator, "reference_declarator")
+            {
+                let o = self.loc_at(declarator, "object", Some(MemKind::Pageable), Some(name.clone()), false);
+                flow.objects.insert(name.clone(), o);
+            } else {
+                flow.objects.remove(&name);
+            }
+            flow.facts.remove(&name);
+            if let Some(v) = value
+                && matches!(v.kind(), "true" | "false" | "number_literal")
+            {
+                flow.facts.insert(name.clone(), Fact::Is(self.text(v).to_string()));
+            }
+            flow.vars.insert(name, target);
+        }
+    }
+
+    /// Whether a loop body calls a function that waits for the device (a stream, an event or
+    /// the device synchronized), directly: not inside a nested branch.
+    pub(super) fn waits_inside(&self, body: Node<'t>) -> bool {
+        self.waits_within(body, 0)
+    }
+
+    /// [`Self::waits_inside`], looking into the file's functions it calls, `depth` of them deep
+    /// (bounded by `MAX_INLINE`).
+    pub(super) fn waits_within(&self, body: Node<'t>, depth: usize) -> bool {
+        let is_wait = |e: &Effect| matches!(e, Effect::SyncStream(_) | Effect::SyncEvent(_) | Effect::SyncDevice);
+        let mut stack = vec![body];
+        let mut seen = 0;
+        while let Some(n) = stack.pop() {
+            seen += 1;
+            if seen > 10_000 {
+                return false;
+            }
+            match n.kind() {
+                "if_statement"
+                | "switch_statement"
+                | "conditional_expression"
+                | "lambda_expression"
+                | "for_statement"
+                | "while_statement"
+                | "do_statement"
+                | "for_range_loop" => continue,
+                "call_expression" => {
+                    let f = n.field("function");
+                    let name = f.map(|f| callee_name(f, self.src)).unwrap_or_default();
+                    let configured = f.and_then(|f| self.configured_effects(f));
+                    if api::effects(&name).is_some_and(|e| e.iter().any(is_wait))
+                        || configured.is_some_and(|e| e.iter().any(is_wait))
+                    {
+                        return true;
+                    }
+                    // A helper of the file that waits (`wait_for(streams[i])`), or a method of one
+                    // of its classes (`w->wait()`).
+                    let defs = self
+                        .functions
+                        .get(name.as_str())
+                        .copied()
+                        .into_iter()
+                        .chain(self.classes.methods_named(&name));
+                    for d in defs {
+                        if depth < MAX_INLINE
+                            && let Some(b) = d.field("body")
+                            && self.waits_within(b, depth + 1)
+                        {
+                            return true;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+        false
+    }
+
+    /// Whether `v` is a call of one of the file's functions (its result is named after the
+    /// caller's variable: one helper called three times makes one abstract memory, and each
+    /// finding should name the variable the caller uses now).
+    pub(super) fn calls_own_function(&self, v: Node<'t>) -> bool {
+        v.kind() == "call_expression"
+            && v.field("function")
+                .is_some_and(|f| self.functions.contains_key(callee_name(f, self.src).as_str()))
+    }
+}

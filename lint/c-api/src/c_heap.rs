@@ -1,0 +1,49 @@
+//! The C library's allocator and memory functions: what they return is pageable host memory,
+//! released by `free`; `memcpy` and `memset` are the host reading and writing memory.
+
+use crate::Effect::*;
+use crate::{Allocator, Family, Function, MemKind};
+
+const fn c(names: &'static [&'static str], arity: usize, effects: &'static [crate::Effect]) -> Function {
+    crate::function(Family::CHeap, names, arity, effects)
+}
+
+const NEW: &[crate::Effect] = &[AllocRet {
+    kind: MemKind::Pageable,
+    by: Allocator::CHeap,
+}];
+
+pub(crate) static FUNCTIONS: &[Function] = &[
+    c(&["malloc", "valloc", "pvalloc"], 1, NEW),
+    c(
+        &["calloc", "realloc", "aligned_alloc", "memalign", "_aligned_malloc"],
+        2,
+        NEW,
+    ),
+    c(&["reallocarray"], 3, NEW),
+    // `posix_memalign(&p, alignment, size)`.
+    c(
+        &["posix_memalign"],
+        3,
+        &[AllocOut {
+            out: 0,
+            kind: MemKind::Pageable,
+            by: Allocator::CHeap,
+        }],
+    ),
+    c(
+        &["free"],
+        1,
+        &[Free {
+            mem: 0,
+            by: Allocator::CHeap,
+            waits: false,
+        }],
+    ),
+    c(
+        &["memcpy", "memmove"],
+        3,
+        &[HostAccess { mem: 1, write: false }, HostAccess { mem: 0, write: true }],
+    ),
+    c(&["memset"], 3, &[HostAccess { mem: 0, write: true }]),
+];

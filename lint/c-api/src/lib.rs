@@ -1,0 +1,345 @@
+//! The C functions a CUDA host program calls, and what each does to memory, streams and
+//! events, as data: the CUDA runtime API (`runtime.rs`), the driver API (`driver.rs`) and the C
+//! allocator and memory functions (`c_heap.rs`).
+//!
+//! Both front ends read this one table: the C++ front end applies it to calls by name, and the
+//! Rust front end to `extern "C"` functions and the bindings named after the C symbols
+//! (`cudarc::driver::sys::cuMemAlloc_v2`), translated into its own vocabulary
+//! (`lint/src/api/c_functions.rs`). A function's semantics is written here once, and both front
+//! ends know the same set.
+//!
+//! Argument positions follow the C signatures of `cuda_runtime_api.h`, `cuda.h` and the C
+//! library, counted from 0. A function is listed under every name a program may call it by:
+//! `cuda.h` makes `cuMemAlloc` a macro for the symbol `cuMemAlloc_v2`, so both are listed.
+
+mod c_heap;
+mod driver;
+mod runtime;
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+pub use cuda_lint_machine::{Allocator, Dir, MemKind};
+
+/// An argument position.
+pub type Arg = usize;
+
+/// Which API a function belongs to (its advice, in the front ends' words, follows it).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// The CUDA runtime API (`cudaMalloc`, `cudaMemcpyAsync`).
+    Runtime,
+    /// The CUDA driver API (`cuMemAlloc`, `cuMemcpyHtoDAsync`, VMM).
+    Driver,
+    /// The C library's allocator and memory functions (`malloc`, `free`, `memcpy`).
+    CHeap,
+}
+
+/// One thing a call does; a call may do several, in order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Effect {
+    /// Touches no memory, stream or event the lints follow (device queries, error strings,
+    /// prefetches and advice, destroying a stream or event, which waits for nothing).
+    NoAccess,
+    /// Stores new memory of this kind where argument `out` points (`cudaMalloc(&p, n)`).
+    AllocOut {
+        out: Arg,
+        kind: MemKind,
+        by: Allocator,
+    },
+    /// Returns new memory of this kind (`malloc(n)`).
+    AllocRet {
+        kind: MemKind,
+        by: Allocator,
+    },
+    /// Returns memory of this kind whose allocator is not known (a user's function described by
+    /// `cuda-lint.toml`; never in the C tables).
+    Returns {
+        kind: MemKind,
+    },
+    /// The memory just made belongs to the stream `Arg` (`cudaMallocAsync`): made and freed in
+    /// its order.
+    AllocatedOn(Arg),
+    /// The pinned memory just made is write-combined when the constant flags argument `flags`
+    /// has `cudaHostAllocWriteCombined` / `CU_MEMHOSTALLOC_WRITECOMBINED` (4) set.
+    WriteCombinedIf {
+        flags: Arg,
+    },
+    /// The managed memory just made is attached as the constant flags argument `flags` says
+    /// (`cudaMemAttachGlobal` = 1: to all streams; `cudaMemAttachHost` = 2: to the host).
+    AttachNew {
+        flags: Arg,
+    },
+    /// Managed memory `mem` is attached (`cudaStreamAttachMemAsync`) as the `flags` argument
+    /// says: to the host or one stream (`...AttachHost`, `...AttachSingle`), or to all
+    /// (`...Global`), in the order of `stream`.
+    AttachMem {
+        mem: Arg,
+        flags: Arg,
+        stream: Arg,
+    },
+    /// Releases the memory of argument `mem`, which `by` must have made; `waits`: after the
+    /// device's work using it (`cudaFree`), else at once (`free`).
+    Free {
+        mem: Arg,
+        by: Allocator,
+        waits: bool,
+    },
+    /// Releases device memory in the order of `stream` (`cudaFreeAsync`).
+    FreeOnStream {
+        mem: Arg,
+        stream: Arg,
+    },
+    /// The host reads (`write`: writes) the memory argument `mem` points to (`memcpy`,
+    /// `memset`).
+    HostAccess {
+        mem: Arg,
+        write: bool,
+    },
+    /// The device's address of mapped pinned memory `host` is stored where `out` points
+    /// (`cudaHostGetDevicePointer`): the same memory, seen from the device.
+    DevicePointerOf {
+        out: Arg,
+        host: Arg,
+    },
+    /// A copy from `src` to `dst`. The direction is the `cudaMemcpyKind` argument `kind` where
+    /// there is one and `dir` is [`Dir::Unknown`]; else `dir`. On `stream`, returning before it
+    /// completes; `None`: on the legacy default stream, after that stream's earlier work, and
+    /// the call returns once the copy is done.
+    Copy {
+        dst: Arg,
+        src: Arg,
+        kind: Option<Arg>,
+        dir: Dir,
+        stream: Option<Arg>,
+    },
+    /// A batch of copies (`cudaMemcpyBatchAsync`): `dsts` and `srcs` point to arrays of
+    /// pointers, `attrs` to the copies' attributes; the stream is the last argument.
+    BatchCopy {
+        dsts: Arg,
+        srcs: Arg,
+        attrs: Arg,
+    },
+    /// A memset of `dst` on `stream` (`None`: blocking, on the legacy default stream).
+    Memset {
+        dst: Arg,
+        stream: Option<Arg>,
+    },
+    /// Creates a stream where `out` points; `flags`: the flags argument, whose
+    /// `cudaStreamNonBlocking` / `CU_STREAM_NON_BLOCKING` (1) makes it non-blocking (`None`: a
+    /// blocking stream).
+    StreamCreate {
+        out: Arg,
+        flags: Option<Arg>,
+    },
+    /// Creates an event where `out` points.
+    EventCreate {
+        out: Arg,
+    },
+    /// Creates (or retains) a context where `out` points.
+    ContextOut {
+        out: Arg,
+    },
+    /// Waits for all work on a stream.
+    SyncStream(Arg),
+    /// Waits for the work recorded before an event.
+    SyncEvent(Arg),
+    /// Waits for all work of the device (the current context).
+    SyncDevice,
+    /// Asks whether a stream's / an event's work is done, without waiting: polled in a loop
+    /// until it is, a wait.
+    QueryStream(Arg),
+    QueryEvent(Arg),
+    /// Records an event on a stream.
+    RecordEvent {
+        event: Arg,
+        stream: Arg,
+    },
+    /// Makes a stream wait for an event (orders the device, not the host).
+    StreamWaitEvent {
+        stream: Arg,
+        event: Arg,
+    },
+    /// Work on the stream is captured into a graph from here / until here (not run).
+    BeginCapture(Arg),
+    EndCapture(Arg),
+    /// A kernel launch on `stream`, with its arguments in the array `args`.
+    Launch {
+        kernel: Arg,
+        stream: Arg,
+        args: Arg,
+    },
+    /// A module is loaded where `out` points, from the image in `image` (PTX text or cubin; `None`:
+    /// from a file).
+    LoadModule {
+        out: Arg,
+        image: Option<Arg>,
+    },
+    /// The kernel named `name` of `module` is stored where `out` points.
+    GetFunction {
+        out: Arg,
+        module: Arg,
+        name: Arg,
+    },
+    /// Page-locks host memory in place / undoes it (which waits for the work using it).
+    Register(Arg),
+    Unregister(Arg),
+    /// A VMM physical allocation is stored where `out` points (`cuMemCreate`).
+    PhysicalOut {
+        out: Arg,
+    },
+    /// A VMM address range is stored where `out` points (`cuMemAddressReserve`).
+    ReserveOut {
+        out: Arg,
+    },
+    /// The range at `va` maps the physical allocation `physical` (`cuMemMap`).
+    MapAt {
+        va: Arg,
+        physical: Arg,
+    },
+    /// The device is granted access to the mappings at `va` (`cuMemSetAccess`); a mapping
+    /// starts with none.
+    SetAccess {
+        va: Arg,
+    },
+    /// The mappings at `va` are unmapped (`cuMemUnmap`); it does not wait for the device.
+    Unmap {
+        va: Arg,
+    },
+    /// The range at `va` is freed (`cuMemAddressFree`): it must no longer be mapped.
+    AddressFree {
+        va: Arg,
+    },
+}
+
+/// A C function: the names it is called by, its API, its greatest number of arguments (C++
+/// overloads included), and what a call does.
+#[derive(Debug)]
+pub struct Function {
+    pub names: &'static [&'static str],
+    pub family: Family,
+    pub arity: usize,
+    pub effects: &'static [Effect],
+}
+
+/// Every function of the tables.
+pub fn functions() -> impl Iterator<Item = &'static Function> {
+    runtime::FUNCTIONS
+        .iter()
+        .chain(driver::FUNCTIONS)
+        .chain(c_heap::FUNCTIONS)
+}
+
+/// The function called `name` (any of its names), if the tables know it.
+pub fn lookup(name: &str) -> Option<&'static Function> {
+    static BY_NAME: OnceLock<HashMap<&'static str, &'static Function>> = OnceLock::new();
+    BY_NAME
+        .get_or_init(|| functions().flat_map(|f| f.names.iter().map(move |n| (*n, f))).collect())
+        .get(name)
+        .copied()
+}
+
+/// What a call to `name` does, if the tables know it.
+pub fn effects(name: &str) -> Option<&'static [Effect]> {
+    lookup(name).map(|f| f.effects)
+}
+
+/// A `cudaMemcpyKind` by name: `cudaMemcpyDefault` (and host-to-host, no device side) leaves the
+/// direction to the kinds of the two sides.
+pub fn memcpy_kind(name: &str) -> Option<Dir> {
+    match name {
+        "cudaMemcpyHostToDevice" => Some(Dir::HostToDevice),
+        "cudaMemcpyDeviceToHost" => Some(Dir::DeviceToHost),
+        "cudaMemcpyDeviceToDevice" => Some(Dir::DeviceToDevice),
+        "cudaMemcpyDefault" | "cudaMemcpyHostToHost" => Some(Dir::Unknown),
+        _ => None,
+    }
+}
+
+/// `cudaHostAllocWriteCombined`, `CU_MEMHOSTALLOC_WRITECOMBINED`.
+pub const WRITE_COMBINED_BIT: u32 = 0x04;
+/// `cudaStreamNonBlocking`, `CU_STREAM_NON_BLOCKING`.
+pub const NON_BLOCKING_BIT: u32 = 0x01;
+
+impl Effect {
+    /// The argument positions the effect names.
+    pub fn args(&self) -> Vec<Arg> {
+        use Effect::*;
+        match *self {
+            NoAccess | AllocRet { .. } | Returns { .. } | SyncDevice => vec![],
+            AllocOut { out, .. }
+            | StreamCreate { out, flags: None }
+            | EventCreate { out }
+            | ContextOut { out }
+            | PhysicalOut { out }
+            | ReserveOut { out }
+            | LoadModule { out, image: None } => vec![out],
+            StreamCreate { out, flags: Some(f) } => vec![out, f],
+            LoadModule { out, image: Some(i) } => vec![out, i],
+            AllocatedOn(a) | SyncStream(a) | SyncEvent(a) | QueryStream(a) | QueryEvent(a) | BeginCapture(a)
+            | EndCapture(a) | Register(a) | Unregister(a) => vec![a],
+            WriteCombinedIf { flags } | AttachNew { flags } => vec![flags],
+            AttachMem { mem, flags, stream } => vec![mem, flags, stream],
+            Free { mem, .. } | HostAccess { mem, .. } => vec![mem],
+            FreeOnStream { mem, stream } => vec![mem, stream],
+            DevicePointerOf { out, host } => vec![out, host],
+            Copy {
+                dst, src, kind, stream, ..
+            } => [Some(dst), Some(src), kind, stream].into_iter().flatten().collect(),
+            BatchCopy { dsts, srcs, attrs } => vec![dsts, srcs, attrs],
+            Memset { dst, stream } => [Some(dst), stream].into_iter().flatten().collect(),
+            RecordEvent { event, stream } | StreamWaitEvent { stream, event } => vec![event, stream],
+            Launch { kernel, stream, args } => vec![kernel, stream, args],
+            GetFunction { out, module, name } => vec![out, module, name],
+            MapAt { va, physical } => vec![va, physical],
+            SetAccess { va } | Unmap { va } | AddressFree { va } => vec![va],
+        }
+    }
+}
+
+const fn function(
+    family: Family,
+    names: &'static [&'static str],
+    arity: usize,
+    effects: &'static [Effect],
+) -> Function {
+    Function {
+        names,
+        family,
+        arity,
+        effects,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_is_listed_once_and_every_effect_names_an_argument_the_function_has() {
+        let mut seen = std::collections::HashSet::new();
+        for f in functions() {
+            assert!(!f.effects.is_empty(), "{:?} has no effect", f.names);
+            for n in f.names {
+                assert!(seen.insert(*n), "{n} is listed twice");
+            }
+            for e in f.effects {
+                for a in e.args() {
+                    assert!(a < f.arity, "{:?}: {e:?} names argument {a} of {}", f.names, f.arity);
+                }
+            }
+        }
+        assert!(seen.len() > 190, "{} names", seen.len());
+    }
+
+    #[test]
+    fn aliases_of_the_driver_api_are_one_function() {
+        assert!(std::ptr::eq(
+            lookup("cuMemAlloc").unwrap(),
+            lookup("cuMemAlloc_v2").unwrap()
+        ));
+        assert_eq!(lookup("cuMemAlloc").unwrap().family, Family::Driver);
+        assert_eq!(lookup("malloc").unwrap().family, Family::CHeap);
+        assert!(lookup("cudaLaunchKernelEx_not_a_function").is_none());
+    }
+}

@@ -1,0 +1,198 @@
+//! The C functions of the CUDA runtime and driver APIs and of the C allocator, from the table
+//! both front ends read (`lint/c-api`), in this front end's vocabulary. They match a function
+//! of that name declared in any `extern "C"` block (a crate's own FFI), or defined in one of a
+//! family's `symbol_modules` (`cudarc::driver::sys`).
+
+use super::Effect::*;
+use super::{Allocator, ApiFamily, Dir, Effect, FreeKind, LEGACY, MemKind, ObjKind, Target};
+use cuda_lint_c_api as c;
+
+/// The family whose advice and bindings a C function's calls take.
+pub fn family(family: c::Family) -> &'static ApiFamily {
+    match family {
+        c::Family::Runtime => &super::cuda_runtime::FAMILY,
+        c::Family::Driver => &super::cuda_driver::FAMILY,
+        c::Family::CHeap => &super::std_lib::FAMILY,
+    }
+}
+
+/// What a call of a C function with these effects does, or `None` where one of them is not
+/// modelled by this front end yet (graph capture: the function stays unknown, as an opaque
+/// call).
+pub fn effects(effects: &[c::Effect]) -> Option<Vec<Effect>> {
+    let mut out = Vec::new();
+    for e in effects {
+        out.extend(effect(*e)?);
+    }
+    Some(out)
+}
+
+fn effect(e: c::Effect) -> Option<Vec<Effect>> {
+    let a = |i: c::Arg| i as u8;
+    let blocking = |stream: Option<c::Arg>| match stream {
+        Some(s) => (a(s), true),
+        None => (LEGACY, false),
+    };
+    Some(match e {
+        c::Effect::NoAccess => vec![NoAccess],
+        c::Effect::AllocOut { out, kind, by } => vec![
+            NewOut {
+                out: a(out),
+                target: Target::Mem(kind),
+            },
+            AllocatedBy(by),
+        ],
+        c::Effect::AllocRet { kind, by } => vec![New(Target::Mem(kind)), AllocatedBy(by)],
+        c::Effect::Returns { kind } => vec![New(Target::Mem(kind))],
+        c::Effect::AllocatedOn(s) => vec![AllocatedOn(a(s))],
+        c::Effect::WriteCombinedIf { flags } => vec![WriteCombined(super::WriteCombined::FlagBit {
+            flags: a(flags),
+            bit: c::WRITE_COMBINED_BIT,
+        })],
+        c::Effect::AttachNew { flags } => vec![Attach(super::Attach::NewByFlags { flags: a(flags) })],
+        c::Effect::AttachMem { mem, flags, stream } => vec![Attach(super::Attach::Mem {
+            mem: a(mem),
+            flags: a(flags),
+            stream: a(stream),
+        })],
+        c::Effect::Free { mem, by, waits } => vec![
+            FreedBy { mem: a(mem), by },
+            Free {
+                mem: a(mem),
+                kind: if waits { FreeKind::Waits } else { FreeKind::Immediate },
+            },
+        ],
+        c::Effect::FreeOnStream { mem, stream } => vec![
+            FreedBy {
+                mem: a(mem),
+                by: Allocator::Device,
+            },
+            FreeOnStream {
+                mem: a(mem),
+                stream: a(stream),
+            },
+        ],
+        c::Effect::HostAccess { mem, write } => vec![HostAccess { arg: a(mem), write }],
+        c::Effect::DevicePointerOf { out, host } => vec![Derive(a(host)), RetInto(a(out))],
+        c::Effect::Copy {
+            dst,
+            src,
+            kind,
+            dir,
+            stream,
+        } => {
+            let dir = match (dir, kind) {
+                (c::Dir::HostToDevice, _) => Dir::HostToDevice,
+                (c::Dir::DeviceToHost, _) => Dir::DeviceToHost,
+                (c::Dir::DeviceToDevice, _) => Dir::DeviceToDevice,
+                (c::Dir::Unknown, Some(k)) => Dir::KindArg(a(k)),
+                (c::Dir::Unknown, None) => Dir::Infer,
+            };
+            let (stream_arg, is_async) = blocking(stream);
+            let copy = Copy {
+                dst: a(dst),
+                src: a(src),
+                dir,
+                stream: stream_arg,
+                is_async,
+            };
+            // A blocking copy runs after the legacy stream's earlier work and returns when done.
+            if is_async {
+                vec![copy]
+            } else {
+                vec![SyncStream(LEGACY), copy]
+            }
+        }
+        c::Effect::BatchCopy { dsts, srcs, attrs } => vec![BatchCopy {
+            dsts: a(dsts),
+            srcs: a(srcs),
+            attrs: a(attrs),
+        }],
+        c::Effect::Memset { dst, stream } => {
+            let (stream_arg, is_async) = blocking(stream);
+            let memset = Memset {
+                dst: a(dst),
+                stream: stream_arg,
+                is_async,
+            };
+            if is_async {
+                vec![memset]
+            } else {
+                vec![SyncStream(LEGACY), memset]
+            }
+        }
+        c::Effect::StreamCreate { out, flags } => {
+            let mut v = vec![NewOut {
+                out: a(out),
+                target: Target::Obj(ObjKind::Stream),
+            }];
+            if let Some(f) = flags {
+                v.push(NonBlocking { flags: Some(a(f)) });
+            }
+            v
+        }
+        c::Effect::EventCreate { out } => vec![NewOut {
+            out: a(out),
+            target: Target::Obj(ObjKind::Event),
+        }],
+        c::Effect::ContextOut { out } => vec![NewOut {
+            out: a(out),
+            target: Target::Obj(ObjKind::Context),
+        }],
+        c::Effect::SyncStream(s) => vec![SyncStream(a(s))],
+        c::Effect::SyncEvent(e) => vec![SyncEvent(a(e))],
+        c::Effect::SyncDevice => vec![SyncContext],
+        c::Effect::QueryStream(s) => vec![QueryStream(a(s))],
+        c::Effect::QueryEvent(e) => vec![QueryEvent(a(e))],
+        c::Effect::RecordEvent { event, stream } => vec![RecordEvent {
+            event: a(event),
+            stream: a(stream),
+        }],
+        c::Effect::StreamWaitEvent { stream, event } => vec![StreamWaitEvent {
+            stream: a(stream),
+            event: a(event),
+        }],
+        c::Effect::BeginCapture(_) | c::Effect::EndCapture(_) => return None,
+        c::Effect::Launch { kernel, stream, args } => vec![Launch {
+            kernel: a(kernel),
+            stream: a(stream),
+            args: a(args),
+        }],
+        c::Effect::LoadModule { out, image: Some(i) } => vec![LoadModule(a(i)), RetInto(a(out))],
+        c::Effect::LoadModule { out, image: None } => vec![NewOut {
+            out: a(out),
+            target: Target::Obj(ObjKind::Module),
+        }],
+        c::Effect::GetFunction { out, module, name } => vec![
+            GetFunction {
+                module: a(module),
+                name: a(name),
+            },
+            RetInto(a(out)),
+        ],
+        c::Effect::Register(m) => vec![RegisterInPlace(a(m))],
+        c::Effect::Unregister(m) => vec![UnregisterInPlace(a(m))],
+        c::Effect::PhysicalOut { out } => vec![NewOut {
+            out: a(out),
+            target: Target::Obj(ObjKind::Physical),
+        }],
+        c::Effect::ReserveOut { out } => vec![NewOut {
+            out: a(out),
+            target: Target::Mem(MemKind::VmmMapping),
+        }],
+        c::Effect::MapAt { va, physical } => vec![MapAt {
+            va: a(va),
+            physical: a(physical),
+        }],
+        c::Effect::SetAccess { va } => vec![SetAccess { va: a(va) }],
+        // It does not wait for the device: the memory goes at once.
+        c::Effect::Unmap { va } => vec![
+            Free {
+                mem: a(va),
+                kind: FreeKind::Immediate,
+            },
+            Unmap { va: a(va) },
+        ],
+        c::Effect::AddressFree { va } => vec![AddressFree { va: a(va) }],
+    })
+}
