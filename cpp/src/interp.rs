@@ -132,6 +132,8 @@ enum Fact {
     Is(String),
     /// It is none of these values.
     IsNot(Vec<String>),
+    /// A number greater than this one (a loop counter past its first round).
+    Above(i64),
 }
 
 impl Fact {
@@ -143,7 +145,44 @@ impl Fact {
             Fact::Is(v) => Some(v == value),
             Fact::IsNot(vs) if vs.iter().any(|v| v == value) => Some(false),
             Fact::IsNot(_) => None,
+            // Nonzero when above a nonnegative number.
+            Fact::Above(a) if value == "true" => (*a >= 0).then_some(true),
+            Fact::Above(a) => parse_int(value).and_then(|v| (v <= *a).then_some(false)),
         }
+    }
+
+    /// Whether `variable OP value` holds (`<`, `<=`, `>`, `>=`): `None` when not known.
+    fn compares(&self, op: &str, value: i64) -> Option<bool> {
+        match self {
+            Fact::Is(v) => {
+                let v = parse_int(v)?;
+                Some(match op {
+                    "<" => v < value,
+                    "<=" => v <= value,
+                    ">" => v > value,
+                    ">=" => v >= value,
+                    _ => return None,
+                })
+            }
+            // `v > a`: `v > c` and `v >= c + 1` hold for every `c <= a`; `v < c` fails for them.
+            Fact::Above(a) => match op {
+                ">" if value <= *a => Some(true),
+                ">=" if value <= a.checked_add(1)? => Some(true),
+                "<" if value <= a.checked_add(1)? => Some(false),
+                "<=" if value <= *a => Some(false),
+                _ => None,
+            },
+            Fact::IsNot(_) => None,
+        }
+    }
+}
+
+/// An integer literal (`0`, `16`, `0x10`, `8u`).
+fn parse_int(text: &str) -> Option<i64> {
+    let t = text.trim().trim_end_matches(['u', 'U', 'l', 'L']);
+    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => i64::from_str_radix(hex, 16).ok(),
+        None => t.parse().ok(),
     }
 }
 
@@ -339,7 +378,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     fn container(&mut self, declarator: Node<'t>, kind: MemKind, name: &str) -> Loc {
         let l = self.loc_at(declarator, "var", Some(kind), Some(name.to_string()), false);
         // A standard container's buffer (not a plain array's storage): its destructor frees it.
-        let array = contains_kind(declarator, "array_declarator");
+        let array = declarator_has(declarator, "array_declarator");
         if kind == MemKind::Pageable && !array {
             self.locs[l.0 as usize].allocator = Some(cuda_lint_machine::Allocator::CppContainer);
         }
@@ -953,6 +992,30 @@ fn is_null(text: &str) -> bool {
 /// thousands deep must not overflow the stack).
 fn contains_kind(n: Node<'_>, kind: &str) -> bool {
     find_kind(n, kind).is_some()
+}
+
+/// Whether the declarator itself (not the parameters of a function declarator in it) has a
+/// part of `kind`: in `std::vector<char> v(bytes * count);`, which the parser reads as a
+/// function taking a `bytes*`, `v` is not a pointer.
+fn declarator_has(n: Node<'_>, kind: &str) -> bool {
+    let mut cur = Some(n);
+    let mut steps = 0;
+    while let Some(d) = cur {
+        steps += 1;
+        if steps > 64 {
+            return false;
+        }
+        if d.kind() == kind {
+            return true;
+        }
+        cur = d.field("declarator").or_else(|| {
+            // `&x` and `(x)` name the inner declarator without a field.
+            matches!(d.kind(), "reference_declarator" | "parenthesized_declarator")
+                .then(|| d.named_child(d.named_child_count().saturating_sub(1)))
+                .flatten()
+        });
+    }
+    false
 }
 
 /// The variable a declarator declares.

@@ -227,6 +227,24 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         (Some(false), Some(false)) => Some(false),
                         _ => None,
                     },
+                    // `frame > 0`, `0 < frame`: a variable against a number.
+                    "<" | "<=" | ">" | ">=" => {
+                        let flipped = match op {
+                            "<" => ">",
+                            "<=" => ">=",
+                            ">" => "<",
+                            _ => "<=",
+                        };
+                        let (var, num, op) = if l.kind() == "identifier" && r.kind() == "number_literal" {
+                            (l, r, op)
+                        } else if r.kind() == "identifier" && l.kind() == "number_literal" {
+                            (r, l, flipped)
+                        } else {
+                            return None;
+                        };
+                        let value = super::parse_int(self.text(num))?;
+                        facts.get(self.text(var))?.compares(op, value)
+                    }
                     _ => None,
                 }
             }
@@ -403,9 +421,19 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         // run at least once: it waits for what the loop before it, over the same range, issued
         // (the path where it runs zero times is the one where nothing was issued).
         let waits = !do_while && body.is_some_and(|b| self.waits_inside(b));
+        // A counter (`for (int f = 0; ..; ++f)`) is its first value in the first round only, and
+        // above it in every later one: `if (f > 0)` in the body is decided each round.
+        let counter = self.counting_up(n);
         let mut rounds: Option<Flow> = None;
-        for _ in 0..LOOP_ROUNDS {
+        for round_index in 0..LOOP_ROUNDS {
             let mut round = head.clone();
+            if let Some((var, first)) = &counter {
+                if round_index == 0 {
+                    round.facts.insert(var.clone(), Fact::Is(first.to_string()));
+                } else {
+                    round.facts.insert(var.clone(), Fact::Above(*first));
+                }
+            }
             if !items.is_empty() {
                 let started: OpSet = self.since(loop_mark).ops.into_iter().collect();
                 self.next_round(&items, &started, &mut round);
@@ -440,6 +468,73 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         if !do_while && let Some(c) = cond {
             self.expr(c, flow, false);
         }
+        if let Some((var, _)) = counter {
+            flow.facts.remove(&var);
+        }
+    }
+
+    /// The counter of a `for` loop that starts at a number and only counts up by its update
+    /// (`for (int i = 0; i < n; ++i)`, `i += 2`): its name and first value. `None` when the body
+    /// assigns it too.
+    fn counting_up(&self, n: Node<'t>) -> Option<(String, i64)> {
+        if n.kind() != "for_statement" {
+            return None;
+        }
+        let init = n.field("initializer")?;
+        let (name, first) = match init.kind() {
+            "declaration" => {
+                let d = init.field("declarator").filter(|d| d.kind() == "init_declarator")?;
+                (d.field("declarator")?, d.field("value")?)
+            }
+            "assignment_expression" => (init.field("left")?, init.field("right")?),
+            _ => return None,
+        };
+        if name.kind() != "identifier" || first.kind() != "number_literal" {
+            return None;
+        }
+        let var = self.text(name).to_string();
+        let first = super::parse_int(self.text(first))?;
+        let update = n.field("update")?;
+        let counts_up = match update.kind() {
+            "update_expression" => {
+                update.field("argument").is_some_and(|a| self.text(a) == var) && self.text(update).contains("++")
+            }
+            "assignment_expression" => {
+                update.field("left").is_some_and(|l| self.text(l) == var)
+                    && update.field("operator").is_some_and(|o| self.text(o) == "+=")
+                    && update
+                        .field("right")
+                        .filter(|r| r.kind() == "number_literal")
+                        .and_then(|r| super::parse_int(self.text(r)))
+                        .is_some_and(|k| k > 0)
+            }
+            _ => false,
+        };
+        if !counts_up {
+            return None;
+        }
+        // Assigned in the body (`i = 0;`, `i--`, `&i` handed on): not a plain counter.
+        let body = n.field("body")?;
+        let mut stack = vec![body];
+        let mut steps = 0;
+        while let Some(x) = stack.pop() {
+            steps += 1;
+            if steps > 20_000 {
+                return None;
+            }
+            let target = match x.kind() {
+                "assignment_expression" => x.field("left"),
+                "update_expression" => x.field("argument"),
+                "pointer_expression" if self.text(x).starts_with('&') => x.field("argument"),
+                _ => None,
+            };
+            if target.is_some_and(|t| self.text(t) == var) {
+                return None;
+            }
+            let mut c = x.walk();
+            stack.extend(x.named_children(&mut c));
+        }
+        Some((var, first))
     }
 
     pub(super) fn declaration(&mut self, n: Node<'t>, flow: &mut Flow) {
@@ -457,9 +552,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             let Some(name) = declared_name(declarator, self.src) else {
                 continue;
             };
-            let is_array = contains_kind(declarator, "array_declarator");
-            let is_pointer = contains_kind(declarator, "pointer_declarator");
-            let is_reference = contains_kind(declarator, "reference_declarator");
+            let is_array = declarator_has(declarator, "array_declarator");
+            let is_pointer = declarator_has(declarator, "pointer_declarator");
+            let is_reference = declarator_has(declarator, "reference_declarator");
             self.var_types.insert(
                 name.clone(),
                 (written_ty, array_lengths(declarator, self.src), is_pointer),
@@ -610,7 +705,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             } else if !is_pointer
                 && !is_array
                 && is_host_object_type(ty)
-                && !contains_kind(declarator, "reference_declarator")
+                && !declarator_has(declarator, "reference_declarator")
             {
                 let o = self.loc_at(declarator, "object", Some(MemKind::Pageable), Some(name.clone()), false);
                 flow.objects.insert(name.clone(), o);

@@ -146,3 +146,31 @@ void ok_host_sets_the_flag_a_kernel_polls(void) {
     *flag = 1;
     cudaStreamSynchronize(s);
 }
+
+// A loop counter is its first value in the first round only: `if (i > 0)` waits in every round
+// but the first, before which nothing was in flight.
+void ok_wait_skipped_only_in_the_first_round(float* d, int n, int rounds) {
+    float* h;
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    cudaMallocHost(&h, n * sizeof(float));
+    for (int i = 0; i < rounds; ++i) {
+        if (i > 0) cudaStreamSynchronize(s);
+        h[0] = (float)i;
+        cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s);
+    }
+    cudaStreamSynchronize(s);
+}
+
+void fires_wait_skipped_in_the_second_round_too(float* d, int n, int rounds) {
+    float* h;
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    cudaMallocHost(&h, n * sizeof(float));
+    for (int i = 0; i < rounds; ++i) {
+        if (i > 1) cudaStreamSynchronize(s);
+        h[0] = (float)i; //~ missing_sync
+        cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s);
+    }
+    cudaStreamSynchronize(s);
+}

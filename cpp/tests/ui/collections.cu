@@ -117,3 +117,23 @@ void fires_cache_release(size_t bytes) {
     cache.add(bytes);
     cache.evict_one();
 }
+
+// `std::vector<float> v(count * chunks);` with `chunks` a local: the parser reads a function
+// taking a `count*`; it is a vector, not a pointer.
+void fires_vector_sized_by_a_product_of_locals(float* d, cudaStream_t s) {
+    const int count = 1 << 16;
+    const int chunks = 8;
+    std::vector<float> frame(count * chunks);
+    cudaMemcpyAsync(d, frame.data(), count * sizeof(float), cudaMemcpyHostToDevice, s); //~ pageable_async_copy
+    cudaStreamSynchronize(s);
+}
+
+void ok_vector_sized_by_a_product_of_locals_and_registered(float* d, cudaStream_t s) {
+    const int count = 1 << 16;
+    const int chunks = 8;
+    std::vector<float> frame(count * chunks);
+    cudaHostRegister(frame.data(), frame.size() * sizeof(float), cudaHostRegisterDefault);
+    cudaMemcpyAsync(d, frame.data(), count * sizeof(float), cudaMemcpyHostToDevice, s);
+    cudaStreamSynchronize(s);
+    cudaHostUnregister(frame.data());
+}
