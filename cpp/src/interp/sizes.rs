@@ -99,6 +99,16 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 .trim();
             return self.size_of(inner, depth);
         }
+        // `lut.size()` of a `std::array<float, 1024> lut`: its length, fixed by its type.
+        if let Some(var) = atom.trim().strip_suffix(".size()") {
+            let (ty, dims, pointer) = self.var_types.get(var.trim())?;
+            let resolved = self.classes.resolve(ty);
+            if *pointer || !dims.is_empty() || !resolved.trim_start_matches("std::").starts_with("array<") {
+                return None;
+            }
+            let args = super::objects::template_args(resolved);
+            return self.byte_count_at(args.get(1)?, depth + 1);
+        }
         let name = atom.trim().trim_start_matches("::");
         let name = name.rsplit("::").next().unwrap_or(name);
         let value = self.constants.get(name)?;

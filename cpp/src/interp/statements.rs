@@ -90,6 +90,18 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     // A local object returned by value (the caller's variable is that object), a
                     // member object returned by reference.
                     Some(e) if self.object_named(e, flow).is_some() => self.object_named(e, flow).unwrap_or_default(),
+                    // `T& operator[](size_t i) { return ptr_[i]; }`: the element's place, not a
+                    // read of it; the caller reads or writes through the reference.
+                    Some(e) if returns_reference(n) && e.kind() == "subscript_expression" => self.address_of(e, flow),
+                    Some(e)
+                        if returns_reference(n)
+                            && e.kind() == "pointer_expression"
+                            && self.text(e).trim_start().starts_with('*') =>
+                    {
+                        e.field("argument")
+                            .map(|x| self.expr(x, flow, false))
+                            .unwrap_or_default()
+                    }
                     Some(e) => self.expr(e, flow, false),
                     None => LocSet::new(),
                 };
@@ -790,4 +802,23 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             && v.field("function")
                 .is_some_and(|f| self.functions.contains_key(callee_name(f, self.src).as_str()))
     }
+}
+
+/// Whether the function a `return` belongs to returns a reference (`T& at(size_t i)`).
+fn returns_reference(ret: Node<'_>) -> bool {
+    let mut up = ret.parent();
+    let mut steps = 0;
+    while let Some(p) = up {
+        steps += 1;
+        if steps > 256 || p.kind() == "lambda_expression" {
+            return false;
+        }
+        if p.kind() == "function_definition" {
+            return p
+                .field("declarator")
+                .is_some_and(|d| d.kind() == "reference_declarator");
+        }
+        up = p.parent();
+    }
+    false
 }

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 #include <cuda.h>
+#include <array>
 #include <cuda_runtime.h>
 
 #define CHECK(x)                                                                    \
@@ -519,5 +520,20 @@ void ok_small_array_through_a_macro(float* d, cudaStream_t s) {
     float taps[16];
     for (int i = 0; i < 16; ++i) taps[i] = 0.5f;
     UPLOAD(d, taps, 16, s);
+    cudaStreamSynchronize(s);
+}
+
+// `table.size()` of a `std::array` is its length, fixed by its type.
+static std::array<float, 65536> big_table;
+
+void fires_std_array_size_over_the_threshold(float* d, cudaStream_t s) {
+    cudaMemcpyAsync(d, big_table.data(), big_table.size() * sizeof(float), cudaMemcpyHostToDevice, s); //~ pageable_async_copy
+    cudaStreamSynchronize(s);
+}
+
+void ok_std_array_size_under_the_threshold(float* d, cudaStream_t s) {
+    std::array<float, 1024> lut;
+    for (int b = 0; b < 1024; ++b) lut[b] = 1.0f / (1.0f + b);
+    cudaMemcpyAsync(d, lut.data(), lut.size() * sizeof(float), cudaMemcpyHostToDevice, s);
     cudaStreamSynchronize(s);
 }
