@@ -885,6 +885,68 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         ret
     }
 
+    /// Runs a lambda's body for a call of it: its parameters are the arguments; what it
+    /// captured is the caller's variables themselves (by reference: what the body stores there,
+    /// the caller sees; a `[=]` copy of a pointer points to the same memory). Names the body
+    /// declares end with it.
+    fn inline_lambda(
+        &mut self,
+        call: u32,
+        name: &'s str,
+        lambda: Node<'t>,
+        args: &[LocSet],
+        flow: &mut Flow,
+    ) -> LocSet {
+        let Some(body) = lambda.field("body") else {
+            return LocSet::new();
+        };
+        let mut params = Vec::new();
+        if let Some(list) = lambda.field("declarator").and_then(|d| find_kind(d, "parameter_list")) {
+            let mut c = list.walk();
+            for p in list.named_children(&mut c) {
+                params.push(p.field("declarator").and_then(|d| declared_name(d, self.src)));
+            }
+        }
+        let caller_vars = flow.vars.clone();
+        let caller_objects = flow.objects.clone();
+        let caller_facts = std::mem::take(&mut flow.facts);
+        for (p, v) in params.iter().zip(args) {
+            if let Some(p) = p {
+                flow.vars.insert(p.clone(), v.clone());
+                flow.objects.remove(p);
+            }
+        }
+        self.inlined.push(name);
+        self.call_sites.push(call);
+        self.returns.push((None, LocSet::new()));
+        self.statement(body, flow);
+        let (returned, ret) = self.returns.pop().unwrap_or_default();
+        self.call_sites.pop();
+        self.inlined.pop();
+        if let Some(r) = returned {
+            flow.join(&r);
+        }
+        flow.dead = false;
+        flow.facts = caller_facts;
+        // The caller's names keep what the body stored in them; its parameters and locals end.
+        let params: Vec<&String> = params.iter().flatten().collect();
+        flow.vars
+            .retain(|k, _| caller_vars.contains_key(k) && !params.contains(&k));
+        for p in &params {
+            if let Some(v) = caller_vars.get(*p) {
+                flow.vars.insert((*p).clone(), v.clone());
+            }
+        }
+        flow.objects
+            .retain(|k, _| caller_objects.contains_key(k) && !params.contains(&k));
+        for p in &params {
+            if let Some(o) = caller_objects.get(*p) {
+                flow.objects.insert((*p).clone(), *o);
+            }
+        }
+        ret
+    }
+
     fn text(&self, n: Node<'t>) -> &'s str {
         n.utf8_text(self.src.as_bytes()).unwrap_or("")
     }

@@ -176,6 +176,15 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 let texts: Vec<String> = args.iter().map(|a| self.argument_text(*a)).collect();
                 return self.inline_method(n.start_byte() as u32, fname, def, None, &vals, &texts, flow);
             }
+            // A lambda held in a variable (`auto report = [&](..) {..}; report(..)`, a
+            // `std::function` too): its body runs here, where it is called.
+            if let Some((&lname, &lambda)) = self.lambdas.get_key_value(name.as_str())
+                && self.inlined.len() < MAX_INLINE
+                && !self.inlined.contains(&lname)
+                && self.within_budget(n)
+            {
+                return self.inline_lambda(n.start_byte() as u32, lname, lambda, &vals, flow);
+            }
             return LocSet::new();
         };
         self.apply(n, effects, &args, flow)

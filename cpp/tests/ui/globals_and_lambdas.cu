@@ -4,6 +4,7 @@
 // synchronizing the blocking stream finishes both. Lines that must be reported end with an
 // annotation; ok_* functions stay silent.
 #include <cuda_runtime.h>
+#include <functional>
 #include <cstdio>
 
 int* h_out;
@@ -97,4 +98,34 @@ int fires_non_blocking_stream_does_not_wait_for_legacy_work(int n) {
     fill<<<1, 256, 0, s>>>(other, n);
     cudaStreamSynchronize(s);
     return managed[0]; //~ missing_sync
+}
+
+// A lambda held in a variable runs where it is called: what it reads, it reads there.
+__global__ void fill_bins(unsigned* bins, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) bins[i] = i;
+}
+
+void fires_progress_lambda_called_before_the_wait(int n) {
+    unsigned* bins;
+    cudaMallocManaged(&bins, n * sizeof(unsigned));
+    auto report = [&](const char* stage) {
+        printf("[%s] first bin %u\n", stage, bins[0]); //~ missing_sync
+    };
+    fill_bins<<<(n + 255) / 256, 256>>>(bins, n);
+    report("launched");
+    cudaDeviceSynchronize();
+    cudaFree(bins);
+}
+
+void ok_progress_lambda_called_after_the_wait(int n) {
+    unsigned* bins;
+    cudaMallocManaged(&bins, n * sizeof(unsigned));
+    std::function<void(const char*)> report = [&](const char* stage) {
+        printf("[%s] first bin %u\n", stage, bins[0]);
+    };
+    fill_bins<<<(n + 255) / 256, 256>>>(bins, n);
+    cudaDeviceSynchronize();
+    report("done");
+    cudaFree(bins);
 }
