@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use cuda_lint_cuda_source::{Fence, kernel_fence, kernel_writes};
+use cuda_lint_cuda_source::{Fence, FieldUses, kernel_fence, kernel_field_uses, kernel_writes};
 use cuda_lint_machine::lints::{Cx, check_all};
 use cuda_lint_machine::{
     Access, Child, Describe, Dir, Event, Finding, InFlight, Kernel, Loc, LocSet, Machine, MemKind, OpId, OpKind, OpSet,
@@ -120,7 +120,9 @@ impl<'t> FieldExt<'t> for Node<'t> {
 }
 
 /// What a kernel writes (per parameter), its fence, its `volatile` pointer parameters.
-type KernelInfo = (Option<Vec<bool>>, Fence, Vec<bool>);
+/// What a kernel's source says of its parameters: which it may write through, whether it fences
+/// aliases, which are `volatile`, and what it does through the fields of struct parameters.
+type KernelInfo = (Option<Vec<bool>>, Fence, Vec<bool>, Option<Vec<Option<FieldUses>>>);
 
 /// The field name under which an array's elements are kept.
 const ELEMENTS: &str = "[]";
@@ -272,6 +274,8 @@ pub struct FileAnalysis<'s, 't> {
     /// Set while a launch whose kernel's writes are assumed (its source not in the file) is
     /// enqueued.
     launch_writes_unseen: bool,
+    /// The objects a launch's arguments are or point to, for the launch being made.
+    launch_objects: Vec<LocSet>,
     /// Statements run for the current top-level function (inlined calls and loop rounds
     /// included): past `WORK_FOR_INLINING`, calls are no longer run inline.
     work: usize,
@@ -293,6 +297,8 @@ pub struct FileAnalysis<'s, 't> {
     object_class: HashMap<Loc, &'s str>,
     /// The memory of container members (`std::vector<float> h_;`), by object and member.
     member_locs: HashMap<(Loc, &'s str), Loc>,
+    /// The member objects of an object (`o.inner` of class type), one per object and member.
+    member_object_locs: HashMap<(Loc, String), Loc>,
     /// Lambdas kept in variables (`auto del = [](float* p) {..};`), for a smart pointer's
     /// deleter.
     lambdas: HashMap<&'s str, Node<'t>>,
@@ -345,6 +351,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             configured: api::Functions::default(),
             options: cuda_lint_machine::Options::default(),
             launch_writes_unseen: false,
+            launch_objects: Vec::new(),
             work: 0,
             started: Started::default(),
             functions: HashMap::new(),
@@ -353,6 +360,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             classes: objects::Classes::default(),
             object_class: HashMap::new(),
             member_locs: HashMap::new(),
+            member_object_locs: HashMap::new(),
             lambdas: HashMap::new(),
             checking_release: false,
             constructing: 0,
@@ -423,7 +431,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             .and_then(|sigs| sigs.into_iter().find(|k| k.name == name))
             .map(|k| k.params.iter().map(|p| p.is_volatile && p.is_pointer()).collect())
             .unwrap_or_default();
-        let info = (kernel_writes(self.src, name), kernel_fence(self.src, name), volatile);
+        let info = (
+            kernel_writes(self.src, name),
+            kernel_fence(self.src, name),
+            volatile,
+            kernel_field_uses(self.src, name),
+        );
         self.kernels.insert(name.to_string(), info.clone());
         info
     }

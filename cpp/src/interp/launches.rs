@@ -21,6 +21,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let stream_arg = conf.get(3).copied();
         let streams = self.launch_streams(stream_arg, flow);
         let slots: Vec<LocSet> = args.iter().map(|a| self.memory_of(*a, flow)).collect();
+        // The objects the arguments are (a struct passed by value), or point to: where a kernel
+        // that uses a parameter only through its fields finds them.
+        let objects: Vec<LocSet> = args
+            .iter()
+            .zip(&slots)
+            .map(|(a, s)| self.object_named(*a, flow).unwrap_or_else(|| s.clone()))
+            .collect();
+        self.launch_objects = objects;
         // A lambda given to the kernel (`kernel<<<..>>>(functor)` with `[=](int i) { d[i] = ..; }`)
         // uses the memory it captured: read, and written where its body writes through it.
         let mut captured = (LocSet::new(), LocSet::new());
@@ -186,7 +194,33 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         stream_arg: Option<Node<'_>>,
         flow: &mut Flow,
     ) -> LocSet {
-        let (written, fence, volatile) = self.kernel_info(name);
+        let (mut written, fence, volatile, field_uses) = self.kernel_info(name);
+        let objects = std::mem::take(&mut self.launch_objects);
+        // A parameter used only through its fields (`s.a[i] = ..`, `p->in.buf[i]`): the memory
+        // those fields hold is what the kernel reads and writes, not the struct itself.
+        let mut through_fields: Vec<Option<(LocSet, LocSet)>> = vec![None; slots.len()];
+        for (i, uses) in field_uses.iter().flatten().enumerate() {
+            let (Some(uses), Some(objs)) = (uses, objects.get(i)) else {
+                continue;
+            };
+            if objs.is_empty() || i >= slots.len() {
+                continue;
+            }
+            let (mut r, mut w) = (LocSet::new(), LocSet::new());
+            for path in &uses.used {
+                r.union_with(&self.field_path_memory(objs, path, flow));
+            }
+            for path in &uses.written {
+                w.union_with(&self.field_path_memory(objs, path, flow));
+            }
+            if r.is_empty() && w.is_empty() {
+                continue;
+            }
+            if let Some(wr) = written.as_mut().and_then(|w| w.get_mut(i)) {
+                *wr = false;
+            }
+            through_fields[i] = Some((r, w));
+        }
         let kernel = match fence {
             Fence::Fenced => None,
             Fence::Unfenced => Some(Kernel::Unfenced { name: name.to_string() }),
@@ -216,6 +250,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 continue;
             }
             reads.union_with(s);
+            if let Some((r, w)) = &through_fields[i] {
+                reads.union_with(r);
+                writes.union_with(w);
+                continue;
+            }
             if written.as_ref().is_none_or(|w| w.get(i).copied().unwrap_or(true)) {
                 writes.union_with(s);
             }
@@ -227,5 +266,28 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.enqueue(n, OpKind::Launch, &streams, &reads, &writes, stream_arg, flow);
         self.launch_writes_unseen = false;
         LocSet::new()
+    }
+
+    /// The memory a field path (`buff1`, `inner.data`) of the objects holds.
+    fn field_path_memory(&self, objs: &LocSet, path: &str, flow: &Flow) -> LocSet {
+        let mut cur = objs.clone();
+        let segments: Vec<&str> = path.split('.').collect();
+        for (k, seg) in segments.iter().enumerate() {
+            // A nested object (`a.inner`) is kept as `inner.`; a pointer to one, as `inner`.
+            let nested = if k + 1 < segments.len() {
+                self.field_value(&cur, &format!("{seg}."), flow)
+            } else {
+                LocSet::new()
+            };
+            cur = if nested.is_empty() {
+                self.field_value(&cur, seg, flow)
+            } else {
+                nested
+            };
+            if cur.is_empty() {
+                break;
+            }
+        }
+        self.memory(&cur)
     }
 }

@@ -489,7 +489,16 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 out.union_with(v);
                 continue;
             }
-            let l = self.loc_at(at, "field-object", Some(MemKind::Pageable), None, false);
+            // One per object and member: two members made at one site (`Outer o;` making
+            // `o.a` and `o.b`) are two objects.
+            let l = match self.member_object_locs.get(&(o, name.to_string())) {
+                Some(&l) => l,
+                None => {
+                    let l = self.new_loc(Some(MemKind::Pageable), None, self.site(at), false);
+                    self.member_object_locs.insert((o, name.to_string()), l);
+                    l
+                }
+            };
             flow.fields.insert(key, LocSet::single(l));
             out.insert(l);
         }

@@ -681,3 +681,62 @@ float fires_legacy_wait_for_a_non_blocking_stream_named_by_a_macro(const float* 
     cudaStreamSynchronize(0);
     return h[0]; //~ missing_sync
 }
+
+// A kernel that uses a struct parameter only through its fields uses the memory those fields
+// hold: two kernels writing different fields on two streams do not race; the same field does.
+struct Buffers {
+    int* first;
+    int* second;
+};
+
+__global__ void write_first(Buffers b, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) b.first[i] = i;
+}
+
+__global__ void write_second(Buffers b, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) b.second[i] = i;
+}
+
+__global__ void write_second_through(Buffers* b, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) b->second[i] = 2 * i;
+}
+
+void ok_kernels_write_different_fields_on_two_streams(int n) {
+    Buffers b;
+    cudaMalloc(&b.first, n * sizeof(int));
+    cudaMalloc(&b.second, n * sizeof(int));
+    cudaStream_t s1, s2;
+    cudaStreamCreate(&s1);
+    cudaStreamCreate(&s2);
+    write_first<<<1, 256, 0, s1>>>(b, n);
+    write_second<<<1, 256, 0, s2>>>(b, n);
+    cudaDeviceSynchronize();
+}
+
+void fires_kernels_write_the_same_field_on_two_streams(int n) {
+    Buffers b;
+    cudaMalloc(&b.first, n * sizeof(int));
+    cudaMalloc(&b.second, n * sizeof(int));
+    cudaStream_t s1, s2;
+    cudaStreamCreate(&s1);
+    cudaStreamCreate(&s2);
+    write_second<<<1, 256, 0, s1>>>(b, n);
+    write_second<<<1, 256, 0, s2>>>(b, n); //~ missing_sync
+    cudaDeviceSynchronize();
+}
+
+void ok_kernels_read_a_pinned_struct_and_write_different_fields(int n) {
+    Buffers* b;
+    cudaMallocHost(&b, sizeof(Buffers));
+    cudaMalloc(&b->first, n * sizeof(int));
+    cudaMalloc(&b->second, n * sizeof(int));
+    cudaStream_t s1, s2;
+    cudaStreamCreate(&s1);
+    cudaStreamCreate(&s2);
+    write_first<<<1, 256, 0, s1>>>(*b, n);
+    write_second_through<<<1, 256, 0, s2>>>(b, n);
+    cudaDeviceSynchronize();
+}

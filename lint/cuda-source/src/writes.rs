@@ -15,6 +15,97 @@ pub fn kernel_writes(source: &str, name: &str) -> Option<Vec<bool>> {
     Some(sig.params.iter().map(|p| param_written(sig, p)).collect())
 }
 
+/// What a kernel does through the fields of a struct parameter (`Buffers b` by value, or
+/// `Buffers* b`): the field paths it uses (`buff1`, `inner.data`, as `b.buff1[i]`,
+/// `b->inner.data[i]`), and those it may write through (the same test as [`kernel_writes`]'s,
+/// on the field's last name).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FieldUses {
+    pub used: Vec<String>,
+    pub written: Vec<String>,
+}
+
+/// For each parameter of kernel `name` in `source`, its [`FieldUses`] when every use of it in
+/// the body goes through a field (`p.f`, `p->f`); `None` for a parameter used otherwise (whole,
+/// passed on, unnamed, or with an `asm` block in the body). `None` in all when the source has
+/// no such kernel.
+pub fn kernel_field_uses(source: &str, name: &str) -> Option<Vec<Option<FieldUses>>> {
+    let sigs = kernel_signatures(source).ok()?;
+    let sig = sigs.iter().find(|s| s.name == name)?;
+    Some(sig.params.iter().map(|p| field_uses(sig, p)).collect())
+}
+
+fn field_uses(sig: &KernelSig, param: &KernelParam) -> Option<FieldUses> {
+    let name: Vec<char> = param.name.as_ref()?.chars().collect();
+    if sig.body.contains("asm") || param.pointers > 1 {
+        return None;
+    }
+    let body: Vec<char> = sig.body.chars().collect();
+    let mut uses = FieldUses::default();
+    let mut i = 0;
+    let mut steps = 0;
+    while i + name.len() <= body.len() {
+        steps += 1;
+        if steps > 1_000_000 {
+            return None;
+        }
+        let here = body[i..i + name.len()] == name[..]
+            && (i == 0 || !is_ident(body[i - 1]))
+            && body.get(i + name.len()).is_none_or(|&c| !is_ident(c));
+        // `.p`/`->p` is some other name.
+        let member = {
+            let before = body[..i].iter().rev().find(|c| !c.is_whitespace());
+            matches!(before, Some('.')) || body[..i].ends_with(&['-', '>'])
+        };
+        if !here || member {
+            i += 1;
+            continue;
+        }
+        // The path of fields after the name, and where its last name starts.
+        let mut path = Vec::new();
+        let mut j = i + name.len();
+        let mut last = None;
+        loop {
+            let k = skip_ws(&body, j);
+            let after = if body.get(k) == Some(&'.') {
+                k + 1
+            } else if body.get(k) == Some(&'-') && body.get(k + 1) == Some(&'>') {
+                k + 2
+            } else {
+                break;
+            };
+            let start = skip_ws(&body, after);
+            let mut end = start;
+            while body.get(end).is_some_and(|&c| is_ident(c)) {
+                end += 1;
+            }
+            if end == start {
+                return None;
+            }
+            path.push(body[start..end].iter().collect::<String>());
+            last = Some((start, end - start));
+            j = end;
+        }
+        let Some((at, len)) = last else {
+            // Used whole: not through a field.
+            return None;
+        };
+        let path = path.join(".");
+        // `p->f` where `f` is itself the memory: a write is `p->f[i] = ..` (or anything but a
+        // load `p->f[i]`).
+        let address = body[..i].iter().rev().find(|c| !c.is_whitespace()) == Some(&'&');
+        if (address || !is_load_after(&body, at, len)) && !uses.written.contains(&path) {
+            uses.written.push(path.clone());
+        }
+        if !uses.used.contains(&path) {
+            uses.used.push(path);
+        }
+        i = j;
+    }
+    // Never used: nothing to say beyond what `kernel_writes` says.
+    (!uses.used.is_empty()).then_some(uses)
+}
+
 fn param_written(sig: &KernelSig, param: &KernelParam) -> bool {
     if !(param.is_pointer() || param.reference) || param.is_const {
         return false;
@@ -52,6 +143,12 @@ fn is_load(body: &[char], at: usize, len: usize) -> bool {
     if matches!(before, Some('&' | '.')) || body[..at].ends_with(&['-', '>']) {
         return false;
     }
+    is_load_after(body, at, len)
+}
+
+/// Whether the name at `at` (`len` characters), whatever precedes it, is subscripted and the
+/// element only read: `x[i]` not assigned, incremented or taken a field of.
+fn is_load_after(body: &[char], at: usize, len: usize) -> bool {
     let mut j = skip_ws(body, at + len);
     if body.get(j) != Some(&'[') {
         return false;
@@ -143,6 +240,39 @@ mod tests {
     fn comparisons_and_nested_subscripts_are_loads() {
         let src = "__global__ void k(int* a, int* idx, int* out) { if (a[idx[0]] == 3) out[0] = a[1]; }";
         assert_eq!(kernel_writes(src, "k"), Some(vec![false, false, true]));
+    }
+
+    #[test]
+    fn fields_of_struct_parameters_by_value_and_through_pointers() {
+        let src = r#"
+            struct Inner { int* buff; };
+            struct Bufs { int* a; int* b; Inner in; int n; };
+            __global__ void k(Bufs s, Bufs* p, Bufs whole, const int n) {
+                int i = threadIdx.x;
+                if (i < s.n) s.a[i] = s.b[i] + p->a[i];
+                p->in.buff[i] = 1;
+                helper(whole);
+            }
+        "#;
+        let uses = kernel_field_uses(src, "k").unwrap();
+        assert_eq!(
+            uses[0],
+            Some(FieldUses {
+                used: vec!["n".into(), "a".into(), "b".into()],
+                // `s.n` is not a load through a subscript: counted as written, and holds no
+                // memory.
+                written: vec!["n".into(), "a".into()],
+            })
+        );
+        assert_eq!(
+            uses[1],
+            Some(FieldUses {
+                used: vec!["a".into(), "in.buff".into()],
+                written: vec!["in.buff".into()],
+            })
+        );
+        assert_eq!(uses[2], None);
+        assert_eq!(uses[3], None);
     }
 
     #[test]
