@@ -753,3 +753,23 @@ void ok_two_handles_in_an_array(size_t chunk, int n, int dev) {
     copy_through<<<1, 256>>>((int*)base, (const int*)(base + chunk), out, n);
     cudaDeviceSynchronize();
 }
+
+// In a loop, the next round's producer meets the last round's consumer too: one missing order
+// between the two streams, reported once.
+void fires_once_for_producer_and_consumer_in_a_loop(int dev, int rounds) {
+    size_t size = granularity(dev);
+    int n = (int)(size / sizeof(int));
+    CUmemGenericAllocationHandle h = create_physical(size, dev);
+    CUdeviceptr a = map_view(h, size, dev);
+    CUdeviceptr b = map_view(h, size, dev);
+    int* out;
+    cudaMalloc(&out, size);
+    cudaStream_t s1, s2;
+    cudaStreamCreate(&s1);
+    cudaStreamCreate(&s2);
+    for (int r = 0; r < rounds; ++r) {
+        produce<<<(n + 255) / 256, 256, 0, s1>>>((int*)a, n);
+        consume<<<(n + 255) / 256, 256, 0, s2>>>((const int*)b, out, n); //~ unfenced_vmm_alias
+    }
+    cudaDeviceSynchronize();
+}

@@ -91,7 +91,8 @@ impl<S> Diagnostic<S> {
 /// wait); of `write_combined_host_read`'s, the first host read of each write-combined
 /// allocation (one allocation to make cached); of `managed_concurrent_access`'s, the first host
 /// access of each managed allocation while a kernel runs (filling a struct's fields is one
-/// missing wait). The subject is the finding's first label (the
+/// missing wait); of `unfenced_vmm_alias`'s, the first of each pair of works that meet (the
+/// next round of a loop meeting the last one is the same missing order between two streams). The subject is the finding's first label (the
 /// memory, or the operation's site);
 /// `scope` and `position` place a finding's site. Other findings are all kept.
 pub fn first_per_mistake<S: Copy + Eq + std::hash::Hash, K: Eq + std::hash::Hash>(
@@ -104,19 +105,38 @@ pub fn first_per_mistake<S: Copy + Eq + std::hash::Hash, K: Eq + std::hash::Hash
         &crate::lints::missing_sync::MISSING_SYNC,
         &crate::lints::write_combined_host_read::WRITE_COMBINED_HOST_READ,
         &crate::lints::managed_concurrent_access::MANAGED_CONCURRENT_ACCESS,
+        // Two mappings used by unordered work: one missing order between the streams, however
+        // many launches (a loop's next round) meet it again.
+        &crate::lints::unfenced_vmm_alias::UNFENCED_VMM_ALIAS,
     ];
     let named = |f: &Finding<S>| {
         once.iter()
             .any(|l| std::ptr::eq(f.lint, *l))
             .then(|| {
-                f.diagnostic
-                    .labels
-                    .first()
-                    .map(|(subject, _)| (f.lint.name, *subject, scope(f.span)))
+                let mut subject = f.diagnostic.labels.first()?.0;
+                // Of `unfenced_vmm_alias`'s, the two pieces of work that meet (its site and its
+                // last label, the other work), in either order: the race of `a` with `b` and the
+                // next round's of `b` with `a` are one missing order.
+                let pair = if std::ptr::eq(f.lint, &crate::lints::unfenced_vmm_alias::UNFENCED_VMM_ALIAS) {
+                    subject = f.span;
+                    f.diagnostic.labels.last().map(|(s, _)| *s)
+                } else {
+                    None
+                };
+                // Ordered by a hash: label sites need not have a position in the scope.
+                let key = |s: &S| {
+                    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+                    BuildHasherDefault::<DefaultHasher>::default().hash_one(s)
+                };
+                let (subject, other) = match pair {
+                    Some(p) if key(&p) < key(&subject) => (p, Some(subject)),
+                    p => (subject, p),
+                };
+                Some((f.lint.name, subject, other, scope(f.span)))
             })
             .flatten()
     };
-    let mut first: std::collections::HashMap<(&'static str, S, K), S> = std::collections::HashMap::new();
+    let mut first: std::collections::HashMap<(&'static str, S, Option<S>, K), S> = std::collections::HashMap::new();
     for f in findings {
         if let Some(key) = named(f) {
             let at = first.entry(key).or_insert(f.span);
