@@ -60,6 +60,22 @@ impl Defines {
         Ok(())
     }
 
+    /// Applies a later configuration over this one (the command line's over the file's): what
+    /// it defines or undefines wins.
+    pub fn then(&mut self, later: &Defines) {
+        for u in &later.undefined {
+            self.defined.retain(|(d, _)| d != u);
+            if !self.undefined.contains(u) {
+                self.undefined.push(u.clone());
+            }
+        }
+        for (name, value) in &later.defined {
+            self.undefined.retain(|u| u != name);
+            self.defined.retain(|(d, _)| d != name);
+            self.defined.push((name.clone(), *value));
+        }
+    }
+
     pub fn undefine(&mut self, name: &str) -> Result<(), String> {
         if !is_identifier(name) {
             return Err(format!("`{name}` is not a macro name"));

@@ -258,10 +258,11 @@ pub struct Settings {
     pub notes: Vec<String>,
     /// The file the settings come from, for the notes.
     pub path: Option<PathBuf>,
-    /// The build's configuration from the command line (`--define NAME[=VALUE]`,
-    /// `--undefine NAME`), as `crate::config` reads it.
+    /// The build's configuration: `cuda-lint.toml`'s `[cpp]` table, then the command line
+    /// (`--define NAME[=VALUE]`, `--undefine NAME`), as `crate::config` reads it.
     pub defines: config::Defines,
-    /// Folders of the project's headers (`-I DIR`), searched after the including file's.
+    /// Folders of the project's headers (`[cpp] include-dirs`, then `-I DIR`), searched after
+    /// the including file's.
     pub include_dirs: Vec<PathBuf>,
     /// The build's compilation database (`-p DIR`): each file's own `-D`/`-U`/`-I`, before
     /// those of the command line.
@@ -277,10 +278,22 @@ impl Settings {
             options: config.options.clone(),
             notes,
             path: None,
-            defines: config::Defines::default(),
-            include_dirs: Vec::new(),
+            defines: Self::config_defines(&config.cpp),
+            include_dirs: config.cpp.include_dirs.clone(),
             database: None,
         }
+    }
+
+    /// The `[cpp]` table's build: its undefines, then its defines (checked by the protocol).
+    fn config_defines(cpp: &cuda_lint_protocol::config::CppBuild) -> config::Defines {
+        let mut defines = config::Defines::default();
+        for u in &cpp.undefines {
+            let _ = defines.undefine(u);
+        }
+        for d in &cpp.defines {
+            let _ = defines.define(d);
+        }
+        defines
     }
 }
 

@@ -308,8 +308,9 @@ fn main() -> ExitCode {
         Ok(mut settings) => {
             // Flags on the command line come after the file's levels, as with rustc's.
             settings.levels = settings.levels.with_flags(&lint_flags);
-            settings.defines = defines.clone();
-            settings.include_dirs = include_dirs.clone();
+            // The command line's build after the file's `[cpp]` table.
+            settings.defines.then(&defines);
+            settings.include_dirs.extend(include_dirs.iter().cloned());
             settings.database = database.clone();
             let report = cuda_lint_cpp::check_files_with(&files, &settings);
             if report.analysed == 0 && problems.is_empty() && !report.not_analysed() {

@@ -45,6 +45,20 @@ pub struct Config {
     pub options: Options,
     /// The `[lints]` entries, in the order of `lint_flags`, with where each is written.
     pub levels: Vec<LevelEntry>,
+    /// The `[cpp]` table: the build `cuda-lint check` analyses.
+    pub cpp: CppBuild,
+}
+
+/// `[cpp]`: the configuration of the C++ build, as compile flags give it (`-D`, `-U`, `-I`); the
+/// command line's and `compile_commands.json`'s come after it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CppBuild {
+    /// `defines = ["USE_PINNED", "BLOCK=256"]`: `NAME` or `NAME=VALUE`, checked to be macros.
+    pub defines: Vec<String>,
+    /// `undefines = ["NDEBUG"]`.
+    pub undefines: Vec<String>,
+    /// `include-dirs = ["include"]`: folders of the project's headers, relative to the file.
+    pub include_dirs: Vec<PathBuf>,
 }
 
 /// One `[lints]` entry: `pageable_async_copy = "deny"`.
@@ -88,6 +102,23 @@ struct RawConfig {
     #[serde(default)]
     functions: Vec<Spanned<RawFunction>>,
     perf: Option<RawPerf>,
+    cpp: Option<RawCpp>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawCpp {
+    #[serde(default)]
+    defines: Vec<Spanned<String>>,
+    #[serde(default)]
+    undefines: Vec<Spanned<String>>,
+    #[serde(default)]
+    include_dirs: Vec<Spanned<String>>,
+}
+
+fn is_macro_name(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 #[derive(Deserialize)]
@@ -133,7 +164,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
         // toml's message repeats the position and the source line: keep the explanation.
         let message = e.message().trim().to_string();
         let message = if message.starts_with("unknown field") {
-            format!("{message} (the file has `[lints]` and `[perf]` tables and `[[functions]]` entries)")
+            format!("{message} (the file has `[lints]`, `[perf]` and `[cpp]` tables and `[[functions]]` entries)")
         } else {
             message
         };
@@ -152,6 +183,34 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
         }
         if let Some(in_tests) = perf.in_tests {
             config.options.perf_in_tests = in_tests;
+        }
+    }
+    if let Some(cpp) = &raw.cpp {
+        for d in &cpp.defines {
+            let name = d.get_ref().split_once('=').map_or(d.get_ref().as_str(), |(n, _)| n);
+            if !is_macro_name(name.trim()) {
+                return Err(at(
+                    d.span().start,
+                    format!(
+                        "`{}` is not a macro definition: write `NAME` or `NAME=VALUE`",
+                        d.get_ref()
+                    ),
+                ));
+            }
+            config.cpp.defines.push(d.get_ref().trim().to_string());
+        }
+        for u in &cpp.undefines {
+            if !is_macro_name(u.get_ref().trim()) {
+                return Err(at(u.span().start, format!("`{}` is not a macro name", u.get_ref())));
+            }
+            config.cpp.undefines.push(u.get_ref().trim().to_string());
+        }
+        let base = path.parent().unwrap_or(Path::new(""));
+        for dir in &cpp.include_dirs {
+            if dir.get_ref().trim().is_empty() {
+                return Err(at(dir.span().start, "an include folder cannot be empty".to_string()));
+            }
+            config.cpp.include_dirs.push(base.join(dir.get_ref().trim()));
         }
     }
     for (name, level) in &raw.lints {
