@@ -964,6 +964,47 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         Some(self.inline_method(n.start_byte() as u32, name, def, Some(objs), &vals, &texts, flow))
     }
 
+    /// `buf[i]` for `buf` an object of a class with `operator[]` (`T& operator[](size_t i) {
+    /// return ptr_[i]; }`): the operator runs on it, and what it returns is the element's place.
+    /// `None`: not such an object.
+    pub(super) fn index_operator(
+        &mut self,
+        n: Node<'t>,
+        object: Node<'t>,
+        index: Option<Node<'t>>,
+        flow: &mut Flow,
+    ) -> Option<LocSet> {
+        if !matches!(object.kind(), "identifier" | "field_expression") {
+            return None;
+        }
+        let objs = match self.object_named(object, flow) {
+            Some(o) => o,
+            None if object.kind() == "field_expression" => {
+                let arrow = self.is_arrow(object);
+                let inner = object.field("argument")?;
+                let field = self.text(object.field("field")?).to_string();
+                let owners = self.object_of(inner, arrow, flow);
+                self.field_value(&owners, &format!("{field}."), flow)
+            }
+            None => return None,
+        };
+        let classes: Vec<&'s str> = {
+            let mut cs: Vec<&'s str> = objs.iter().filter_map(|o| self.object_class.get(&o).copied()).collect();
+            cs.sort_unstable();
+            cs.dedup();
+            cs
+        };
+        let [class] = classes.as_slice() else { return None };
+        let (_, def) = self.classes.method(class, "operator[]")?;
+        let vals: Vec<LocSet> = index.map(|i| self.expr(i, flow, false)).into_iter().collect();
+        let name: &'s str = "operator[]";
+        if self.inlined.len() >= super::MAX_INLINE || self.inlined.contains(&name) || !self.within_budget(n) {
+            return Some(LocSet::new());
+        }
+        let texts: Vec<String> = index.map(|i| self.argument_text(i)).into_iter().collect();
+        Some(self.inline_method(n.start_byte() as u32, name, def, Some(objs), &vals, &texts, flow))
+    }
+
     /// Whether a bare call names a method of `this`'s class (`terminate()` inside a plugin).
     pub(super) fn method_call_target(&self, func: Option<Node<'t>>, flow: &Flow) -> Option<()> {
         let f = func?;

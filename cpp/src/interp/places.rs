@@ -359,6 +359,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 }
             }
             "subscript_expression" => {
+                // `buf[i]` of an object whose class has `operator[]`: the place it returns.
+                let index = n.field("indices").and_then(|l| l.named_child(0));
+                if let Some(a) = n.field("argument")
+                    && let Some(place) = self.index_operator(n, a, index, flow)
+                {
+                    self.access(n, &place, write, flow);
+                    return self.field_value(&place, ELEMENTS, flow);
+                }
                 let target = n
                     .field("argument")
                     .map(|a| self.expr(a, flow, false))

@@ -404,3 +404,50 @@ int fires_plugin_lifecycle() {
     p.terminate();
     return 0;
 }
+
+// `buf[i]` of a class with `operator[]`: the operator returns the element's place, and the
+// caller's read or write of it is the access (not the operator's `return ptr_[i]`).
+class WcStaging {
+public:
+    explicit WcStaging(size_t n) { cudaHostAlloc((void**)&p_, n * sizeof(float), cudaHostAllocWriteCombined); }
+    ~WcStaging() { cudaFreeHost(p_); }
+    float& operator[](size_t i) { return p_[i]; }
+private:
+    float* p_ = nullptr;
+};
+
+class PinnedReadback {
+public:
+    explicit PinnedReadback(size_t n) { cudaMallocHost((void**)&p_, n * sizeof(float)); }
+    ~PinnedReadback() { cudaFreeHost(p_); }
+    const float& operator[](size_t i) const { return p_[i]; }
+    float* data() { return p_; }
+private:
+    float* p_ = nullptr;
+};
+
+void ok_writes_through_the_operator_to_write_combined_memory(size_t n) {
+    WcStaging s(n);
+    for (size_t i = 0; i < n; ++i) s[i] = 0.5f * i;
+}
+
+float fires_read_through_the_operator_of_write_combined_memory(size_t n) {
+    WcStaging s(n);
+    s[0] = 1.0f;
+    return s[1]; //~ write_combined_host_read
+}
+
+float fires_read_through_the_operator_before_the_copy_lands(float* d, size_t n, cudaStream_t st) {
+    PinnedReadback r(n);
+    cudaMemcpyAsync(r.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost, st);
+    float v = r[0]; //~ missing_sync
+    cudaStreamSynchronize(st);
+    return v;
+}
+
+float ok_read_through_the_operator_after_the_wait(float* d, size_t n, cudaStream_t st) {
+    PinnedReadback r(n);
+    cudaMemcpyAsync(r.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost, st);
+    cudaStreamSynchronize(st);
+    return r[0];
+}
