@@ -61,6 +61,7 @@ pub fn grammar_text(src: &str) -> Cow<'_, str> {
     }
     blank.extend(extern_c_guards(src));
     blank.extend(declaration_macros(src));
+    blank.extend(old_style_parameters(src));
     if blank.is_empty() {
         return Cow::Borrowed(src);
     }
@@ -151,9 +152,95 @@ fn declaration_macros(src: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// The parameter declarations of old-style (K&R) C function definitions, between the
+/// declarator's `)` and the body's `{`:
+///
+/// ```c
+/// static char *
+/// my_index (str, chr)
+///      const char *str;
+///      int chr;
+/// {
+/// ```
+///
+/// The declarator's parentheses must hold only names, the lines after it only declarations
+/// ending in `;` (no `{`, `}`, `=` or `#`), the next line must open the body. Blanked, the
+/// definition reads as one whose parameters have no types.
+fn old_style_parameters(src: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut lines: Vec<(usize, &str)> = Vec::new();
+    let mut at = 0;
+    for line in src.split_inclusive('\n') {
+        lines.push((at, line.trim_end_matches(['\n', '\r'])));
+        at += line.len();
+    }
+    let names_only = |inside: &str| {
+        inside
+            .split(',')
+            .all(|p| !p.trim().is_empty() && p.trim().bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+    };
+    let mut k = 0;
+    while k < lines.len() {
+        let text = lines[k].1.trim_end();
+        // `name (a, b)` closing the line, not a call (`x = f(a, b)`) nor a statement.
+        let declarator = text.ends_with(')')
+            && !text.contains([';', '=', '{', '}', '#'])
+            && text.rfind('(').is_some_and(|open| {
+                let before = text[..open].trim_end();
+                before.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+                    && names_only(&text[open + 1..text.len() - 1])
+            });
+        if !declarator {
+            k += 1;
+            continue;
+        }
+        let mut j = k + 1;
+        let mut decls = Vec::new();
+        while j < lines.len() {
+            let t = lines[j].1.trim();
+            if t.is_empty() {
+                j += 1;
+                continue;
+            }
+            if t.ends_with(';')
+                && !t.contains(['{', '}', '=', '#', '"'])
+                && t.contains(|c: char| c.is_ascii_alphabetic())
+            {
+                decls.push(j);
+                j += 1;
+                continue;
+            }
+            break;
+        }
+        if !decls.is_empty() && j < lines.len() && lines[j].1.trim_start().starts_with('{') {
+            for d in decls {
+                let (start, text) = lines[d];
+                out.push((start, start + text.len()));
+            }
+        }
+        k = j.max(k + 1);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::grammar_text;
+
+    #[test]
+    fn blanks_the_parameter_declarations_of_old_style_c_definitions() {
+        let src = "static char *\nmy_index (str, chr)\n     const char *str;\n     int chr;\n{\n  return 0;\n}\nint g(int a) { return f(a, b); }\nint h(a)\nint a;\n{ return a; }\n";
+        let out = grammar_text(src);
+        assert_eq!(out.len(), src.len());
+        assert!(!out.contains("const char *str;") && !out.contains("int chr;") && !out.contains("int a;"));
+        assert!(out.contains("my_index (str, chr)") && out.contains("return f(a, b);"));
+        // A prototype followed by declarations, not by a body, stays.
+        let kept = "int f(a, b);\nint x;\nint y;\n";
+        assert_eq!(grammar_text(kept), kept);
+        let mut p = tree_sitter::Parser::new();
+        p.set_language(&tree_sitter_cuda::LANGUAGE.into()).unwrap();
+        assert!(!p.parse(out.as_ref(), None).unwrap().root_node().has_error(), "{out}");
+    }
 
     #[test]
     fn blanks_lambda_execution_spaces_and_calling_conventions_keeping_offsets() {
