@@ -69,8 +69,9 @@ fn main() {
             skipped(t.root_node(), &mut ranges, 0);
             let mut hit = vec![false; code.len()];
             for (a, b) in ranges {
-                for row in a..=b.min(code.len().saturating_sub(1)) {
-                    hit[row] = true;
+                let end = b.min(code.len().saturating_sub(1));
+                if a <= end {
+                    hit[a..=end].fill(true);
                 }
             }
             let here = hit.iter().zip(&code).filter(|(h, c)| **h && **c).count();
@@ -90,7 +91,7 @@ fn main() {
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
-        worst.sort_by(|a, b| b.0.cmp(&a.0));
+        worst.sort_by_key(|w| std::cmp::Reverse(w.0));
         for (here, f, first) in worst.into_iter().take(n) {
             println!("  {here:>6} lines skipped in {f} (from line {first})");
         }
