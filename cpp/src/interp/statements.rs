@@ -525,14 +525,21 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         if !counts_up {
             return None;
         }
-        // Assigned in the body (`i = 0;`, `i--`, `&i` handed on): not a plain counter.
+        // Assigned in the body (`i = 0;`, `i--`, `&i` handed on): not a plain counter. Only a
+        // counter some branch of the body tests is worth a fact (a fact per round costs rounds).
         let body = n.field("body")?;
         let mut stack = vec![body];
         let mut steps = 0;
+        let mut tested = false;
         while let Some(x) = stack.pop() {
             steps += 1;
             if steps > 20_000 {
                 return None;
+            }
+            if matches!(x.kind(), "if_statement" | "conditional_expression")
+                && x.field("condition").is_some_and(|c| mentions(c, &var, self.src))
+            {
+                tested = true;
             }
             let target = match x.kind() {
                 "assignment_expression" => x.field("left"),
@@ -546,7 +553,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             let mut c = x.walk();
             stack.extend(x.named_children(&mut c));
         }
-        Some((var, first))
+        tested.then_some((var, first))
     }
 
     pub(super) fn declaration(&mut self, n: Node<'t>, flow: &mut Flow) {
@@ -819,6 +826,24 @@ fn returns_reference(ret: Node<'_>) -> bool {
                 .is_some_and(|d| d.kind() == "reference_declarator");
         }
         up = p.parent();
+    }
+    false
+}
+
+/// Whether the expression names the variable `var` (bounded).
+fn mentions(n: Node<'_>, var: &str, src: &str) -> bool {
+    let mut stack = vec![n];
+    let mut steps = 0;
+    while let Some(x) = stack.pop() {
+        steps += 1;
+        if steps > 2_000 {
+            return false;
+        }
+        if x.kind() == "identifier" && x.utf8_text(src.as_bytes()).is_ok_and(|t| t == var) {
+            return true;
+        }
+        let mut c = x.walk();
+        stack.extend(x.named_children(&mut c));
     }
     false
 }
