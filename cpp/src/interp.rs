@@ -634,7 +634,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 let l = self.loc_at(d, "stream", None, Some(name.clone()), false);
                 out.push((name, LocSet::single(l), false));
             } else if let Some(class) = self.class_of_type(ty) {
-                let o = self.loc_at(d, "object", Some(MemKind::Pageable), Some(name.clone()), false);
+                // An object given by value or reference is the host's; one a pointer points
+                // to may be anywhere (a `Particle*` may be device memory).
+                let kind = if pointer { MemKind::Unknown } else { MemKind::Pageable };
+                let o = self.loc_at(d, "object", Some(kind), Some(name.clone()), false);
                 self.construct_any(d, class, o, flow);
                 out.push((name, LocSet::single(o), !pointer));
             }

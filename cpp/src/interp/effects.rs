@@ -279,9 +279,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     self.store_values_out(args.get(out).copied(), &m, flow);
                 }
                 // Known, and nothing the C++ front end follows: the stream a pool allocation
-                // belongs to, contexts, modules (C++ launches are read from `<<<>>>`), launches
-                // through `cudaLaunchKernel`/`cuLaunchKernel` (their argument arrays are not
-                // followed), batch copies.
+                // belongs to, contexts, modules (C++ launches are read from `<<<>>>`;
+                // `cudaLaunchKernel` is read before, by `launch_through_api`), batch copies.
                 Effect::NoAccess
                 | Effect::AllocatedOn(_)
                 | Effect::ContextOut { .. }
@@ -343,6 +342,28 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         None => dir,
                     };
                     let (d, s) = (self.memory(&arg(dst)), self.memory(&arg(src)));
+                    // The direction the code states, against where the memory lives (a symbol
+                    // copy's symbol is a `__device__` variable, not the host array it looks like).
+                    // Only a side the argument names directly (`h`, `&x`, `v.data()`, `b.dev`) is
+                    // evidence: memory reached through elements or pointers stored in other
+                    // memory (`params->dsts[i]`) may be any of what was ever stored there.
+                    let symbol_copy = n.field("function").is_some_and(|f| self.text(f).contains("Symbol"));
+                    if dir != Dir::Unknown && !symbol_copy {
+                        let direct = |i: usize, set: &LocSet| match args.get(i) {
+                            Some(a) if self.names_directly(*a) => set.clone(),
+                            _ => LocSet::new(),
+                        };
+                        let (dd, ds) = (direct(dst, &d), direct(src, &s));
+                        self.emit(
+                            n,
+                            Event::StatedCopy {
+                                dst: &dd,
+                                src: &ds,
+                                dir,
+                            },
+                            flow,
+                        );
+                    }
                     let dir = if dir == Dir::Unknown {
                         self.infer_dir(&d, &s)
                     } else {
@@ -696,4 +717,30 @@ fn flag_set(text: &str, name: &str, bit: u32) -> bool {
         };
         value.is_some_and(|v| v & bit != 0)
     })
+}
+
+impl<'s, 't> FileAnalysis<'s, 't> {
+    /// Whether an argument names memory directly: a variable (`h`), its address (`&x`), a
+    /// container's buffer (`v.data()`), an object's field (`b.dev`, `this->d_`), through casts.
+    pub(super) fn names_directly(&self, a: Node<'t>) -> bool {
+        let Some(a) = strip_casts(a, self.src) else {
+            return false;
+        };
+        let plain = |n: Node<'t>| match n.kind() {
+            "identifier" | "this" => true,
+            "field_expression" => n
+                .field("argument")
+                .is_some_and(|x| matches!(x.kind(), "identifier" | "this")),
+            _ => false,
+        };
+        match a.kind() {
+            "pointer_expression" if self.text(a).starts_with('&') => a.field("argument").is_some_and(plain),
+            "call_expression" => a.field("function").is_some_and(|f| {
+                f.kind() == "field_expression"
+                    && f.field("field").is_some_and(|m| matches!(self.text(m), "data" | "get"))
+                    && f.field("argument").is_some_and(plain)
+            }),
+            _ => plain(a),
+        }
+    }
 }

@@ -30,6 +30,10 @@ pub enum Event<'e, S> {
         bytes: Option<u64>,
         advice: &'static Advice,
     },
+    /// A copy whose direction the code states (a `cudaMemcpyKind` argument, or a function of one
+    /// direction: `cuMemcpyHtoD`, cudarc's `memcpy_htod`): what its destination and source may
+    /// be. `dir` is the stated direction, never inferred from the memory.
+    StatedCopy { dst: &'e LocSet, src: &'e LocSet, dir: Dir },
     /// Operation `op` (its uses already added) is about to start, against the work in flight.
     Enqueue { op: OpId },
     /// A kernel launch whose arguments reach `slots` (one set per argument when `apart`, else

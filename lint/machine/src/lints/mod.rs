@@ -228,6 +228,7 @@ lints! {
     vmm_lifecycle: VMM_LIFECYCLE,
     mismatched_free: MISMATCHED_FREE,
     managed_concurrent_access: MANAGED_CONCURRENT_ACCESS,
+    memcpy_kind_mismatch: MEMCPY_KIND_MISMATCH,
     unverified: UNVERIFIED,
 }
 

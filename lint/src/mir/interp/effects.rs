@@ -1519,6 +1519,28 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     ) {
         let dst_data = self.data_arg(call, dst, ret, state);
         let src_data = self.data_arg(call, src, ret, state);
+        // The direction the code states (a constant `cudaMemcpyKind`, a function of one
+        // direction), against where the memory lives.
+        let stated = match dir {
+            Dir::KindArg(a) => match self.const_int(call, a) {
+                Some(1) => Some(cuda_lint_machine::Dir::HostToDevice),
+                Some(2) => Some(cuda_lint_machine::Dir::DeviceToHost),
+                Some(3) => Some(cuda_lint_machine::Dir::DeviceToDevice),
+                _ => None,
+            },
+            Dir::HostToDevice => Some(cuda_lint_machine::Dir::HostToDevice),
+            Dir::DeviceToHost => Some(cuda_lint_machine::Dir::DeviceToHost),
+            Dir::DeviceToDevice => Some(cuda_lint_machine::Dir::DeviceToDevice),
+            Dir::Infer => None,
+        };
+        if let Some(stated) = stated {
+            let event = Event::StatedCopy {
+                dst: &dst_data,
+                src: &src_data,
+                dir: stated,
+            };
+            self.emit(call.f, call.span, call.si, event, state);
+        }
         let dir = self.concrete_dir(call, dir, &dst_data, &src_data);
         let (host, host_arg) = match dir {
             Dir::HostToDevice => (Some(&src_data), src),
