@@ -338,7 +338,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     stream,
                 } => {
                     let dir = match kind.and_then(|k| args.get(k)) {
-                        Some(k) => api::copy_kind(self.text(*k).trim()).unwrap_or(Dir::Unknown),
+                        Some(k) => api::copy_kind(self.argument_text(*k).trim()).unwrap_or(Dir::Unknown),
                         None => dir,
                     };
                     let (d, s) = (self.memory(&arg(dst)), self.memory(&arg(src)));
@@ -721,7 +721,8 @@ fn flag_set(text: &str, name: &str, bit: u32) -> bool {
 
 impl<'s, 't> FileAnalysis<'s, 't> {
     /// Whether an argument names memory directly: a variable (`h`), its address (`&x`), a
-    /// container's buffer (`v.data()`), an object's field (`b.dev`, `this->d_`), through casts.
+    /// container's buffer (`v.data()`), an object's field (`b.dev`, `this->d_`), an offset into
+    /// one of them (`h + off`), through casts.
     pub(super) fn names_directly(&self, a: Node<'t>) -> bool {
         let Some(a) = strip_casts(a, self.src) else {
             return false;
@@ -734,6 +735,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             _ => false,
         };
         match a.kind() {
+            // `h + off`: within the memory `h` names.
+            "binary_expression" if a.field("operator").is_some_and(|o| matches!(self.text(o), "+" | "-")) => a
+                .field("left")
+                .and_then(|l| strip_casts(l, self.src))
+                .is_some_and(plain),
             "pointer_expression" if self.text(a).starts_with('&') => a.field("argument").is_some_and(plain),
             "call_expression" => a.field("function").is_some_and(|f| {
                 f.kind() == "field_expression"

@@ -75,3 +75,34 @@ void ok_pointer_a_caller_gave(float* maybe_host) {
     cudaMalloc(&d, N * sizeof(float));
     cudaMemcpy(maybe_host, d, N * sizeof(float), cudaMemcpyDeviceToDevice);
 }
+
+// The kind through a named constant or a macro, the pointers at an offset.
+static const cudaMemcpyKind kToDevice = cudaMemcpyHostToDevice;
+#define D2H cudaMemcpyDeviceToHost
+
+void fires_readback_with_the_upload_constant() {
+    float* out = new float[N];
+    float* d;
+    cudaMalloc(&d, N * sizeof(float));
+    cudaMemcpy(out, d, N * sizeof(float), kToDevice); //~ memcpy_kind_mismatch
+    delete[] out;
+}
+
+void ok_readback_with_the_readback_macro() {
+    float* out = new float[N];
+    float* d;
+    cudaMalloc(&d, N * sizeof(float));
+    cudaMemcpy(out, d, N * sizeof(float), D2H);
+    delete[] out;
+}
+
+void fires_chunk_readback_at_an_offset_with_the_upload_kind(cudaStream_t s) {
+    float* h;
+    cudaMallocHost(&h, N * sizeof(float));
+    float* d;
+    cudaMalloc(&d, N * sizeof(float));
+    for (int off = 0; off < N; off += 1024) {
+        cudaMemcpyAsync(h + off, d + off, 1024 * sizeof(float), kToDevice, s); //~ memcpy_kind_mismatch
+    }
+    cudaStreamSynchronize(s);
+}
