@@ -483,6 +483,28 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         if let Some((var, _)) = counter {
             flow.facts.remove(&var);
         }
+        // `for (;;)`, `while (true)` without a `break` of its own: it is left only by `return`
+        // or `throw` (a polling helper's `if (cudaStreamQuery(s) == cudaSuccess) return;`), so
+        // no path goes on past it.
+        if self.endless(n) && !body.is_some_and(|b| breaks_out(b)) {
+            flow.dead = true;
+        }
+    }
+
+    /// Whether a loop's condition can never end it: none (`for (;;)`), or a constant true.
+    fn endless(&self, n: Node<'t>) -> bool {
+        match n.kind() {
+            "for_statement" => n.field("condition").is_none(),
+            "while_statement" | "do_statement" => n.field("condition").is_some_and(|c| {
+                let t: String = self
+                    .text(c)
+                    .chars()
+                    .filter(|c| !c.is_whitespace() && *c != '(' && *c != ')')
+                    .collect();
+                t == "true" || t == "1"
+            }),
+            _ => false,
+        }
     }
 
     /// The counter of a `for` loop that starts at a number and only counts up by its update
@@ -841,6 +863,32 @@ fn mentions(n: Node<'_>, var: &str, src: &str) -> bool {
         }
         if x.kind() == "identifier" && x.utf8_text(src.as_bytes()).is_ok_and(|t| t == var) {
             return true;
+        }
+        let mut c = x.walk();
+        stack.extend(x.named_children(&mut c));
+    }
+    false
+}
+
+/// Whether a loop body has a `break` that leaves this loop (not one of a nested loop or
+/// `switch`), or a `goto` (which may leave it too).
+fn breaks_out(body: Node<'_>) -> bool {
+    let mut stack = vec![body];
+    let mut steps = 0;
+    while let Some(x) = stack.pop() {
+        steps += 1;
+        if steps > 20_000 {
+            return true;
+        }
+        match x.kind() {
+            "break_statement" | "goto_statement" => return true,
+            "for_statement" | "while_statement" | "do_statement" | "for_range_loop" | "switch_statement"
+            | "lambda_expression"
+                if x != body =>
+            {
+                continue;
+            }
+            _ => {}
         }
         let mut c = x.walk();
         stack.extend(x.named_children(&mut c));

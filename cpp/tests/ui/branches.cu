@@ -174,3 +174,33 @@ void fires_wait_skipped_in_the_second_round_too(float* d, int n, int rounds) {
     }
     cudaStreamSynchronize(s);
 }
+
+// A loop with no condition is left only by `return` (or `throw`): the poll returns once the
+// stream is done, and no path goes on past the loop.
+static void wait_by_polling(cudaStream_t s) {
+    for (;;) {
+        if (cudaStreamQuery(s) == cudaSuccess) return;
+    }
+}
+
+static void poll_a_few_times(cudaStream_t s) {
+    for (int tries = 0; tries < 3; ++tries) {
+        if (cudaStreamQuery(s) == cudaSuccess) return;
+    }
+}
+
+float ok_read_after_an_endless_poll_returns(float* d, int n, cudaStream_t s) {
+    float* h;
+    cudaMallocHost(&h, n * sizeof(float));
+    cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
+    wait_by_polling(s);
+    return h[0];
+}
+
+float fires_read_after_a_poll_that_may_give_up(float* d, int n, cudaStream_t s) {
+    float* h;
+    cudaMallocHost(&h, n * sizeof(float));
+    cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
+    poll_a_few_times(s);
+    return h[0]; //~ missing_sync
+}

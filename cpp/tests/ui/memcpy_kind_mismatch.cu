@@ -106,3 +106,19 @@ void fires_chunk_readback_at_an_offset_with_the_upload_kind(cudaStream_t s) {
     }
     cudaStreamSynchronize(s);
 }
+
+// `cudaMemcpyHostToHost`: both sides host memory.
+void fires_host_to_host_from_device_memory() {
+    float* d;
+    cudaMalloc(&d, N * sizeof(float));
+    float* h = (float*)malloc(N * sizeof(float));
+    cudaMemcpy(h, d, N * sizeof(float), cudaMemcpyHostToHost); //~ memcpy_kind_mismatch
+    free(h);
+}
+
+void ok_host_to_host_between_host_buffers() {
+    float* a = (float*)malloc(N * sizeof(float));
+    std::vector<float> b(N);
+    cudaMemcpy(b.data(), a, N * sizeof(float), cudaMemcpyHostToHost);
+    free(a);
+}

@@ -244,14 +244,15 @@ pub fn effects(name: &str) -> Option<&'static [Effect]> {
     lookup(name).map(|f| f.effects)
 }
 
-/// A `cudaMemcpyKind` by name: `cudaMemcpyDefault` (and host-to-host, no device side) leaves the
-/// direction to the kinds of the two sides.
+/// A `cudaMemcpyKind` by name: `cudaMemcpyDefault` leaves the direction to the kinds of the two
+/// sides.
 pub fn memcpy_kind(name: &str) -> Option<Dir> {
     match name {
         "cudaMemcpyHostToDevice" => Some(Dir::HostToDevice),
         "cudaMemcpyDeviceToHost" => Some(Dir::DeviceToHost),
         "cudaMemcpyDeviceToDevice" => Some(Dir::DeviceToDevice),
-        "cudaMemcpyDefault" | "cudaMemcpyHostToHost" => Some(Dir::Unknown),
+        "cudaMemcpyHostToHost" => Some(Dir::HostToHost),
+        "cudaMemcpyDefault" => Some(Dir::Unknown),
         _ => None,
     }
 }

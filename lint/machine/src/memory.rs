@@ -50,6 +50,8 @@ pub enum Dir {
     HostToDevice,
     DeviceToHost,
     DeviceToDevice,
+    /// Both sides host memory (`cudaMemcpyHostToHost`).
+    HostToHost,
     /// Not known (unified addressing with sides of unknown kind).
     Unknown,
 }

@@ -85,8 +85,8 @@ fn effect(e: c::Effect) -> Option<Vec<Effect>> {
                 (c::Dir::HostToDevice, _) => Dir::HostToDevice,
                 (c::Dir::DeviceToHost, _) => Dir::DeviceToHost,
                 (c::Dir::DeviceToDevice, _) => Dir::DeviceToDevice,
-                (c::Dir::Unknown, Some(k)) => Dir::KindArg(a(k)),
-                (c::Dir::Unknown, None) => Dir::Infer,
+                (c::Dir::Unknown | c::Dir::HostToHost, Some(k)) => Dir::KindArg(a(k)),
+                (c::Dir::Unknown | c::Dir::HostToHost, None) => Dir::Infer,
             };
             let (stream_arg, is_async) = blocking(stream);
             let copy = Copy {

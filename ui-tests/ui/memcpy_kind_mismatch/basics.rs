@@ -136,4 +136,14 @@ fn main() {
     ok_memory_of_either_kind_on_some_paths(true);
     ok_pinned_memory_as_the_device_side();
     ok_kind_not_a_constant(cudaMemcpyKind::cudaMemcpyDeviceToHost);
+    fires_host_to_host_from_device_memory();
+}
+
+fn fires_host_to_host_from_device_memory() {
+    unsafe {
+        let d = device();
+        let mut out = vec![0u8; BYTES];
+        sys::cudaMemcpy(out.as_mut_ptr() as *mut c_void, d, BYTES, cudaMemcpyKind::cudaMemcpyHostToHost);
+        //~^ memcpy_kind_mismatch
+    }
 }

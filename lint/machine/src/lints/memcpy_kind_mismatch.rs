@@ -82,6 +82,7 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
         Dir::HostToDevice => (Side::Device, Side::Host, "host-to-device"),
         Dir::DeviceToHost => (Side::Host, Side::Device, "device-to-host"),
         Dir::DeviceToDevice => (Side::Device, Side::Device, "device-to-device"),
+        Dir::HostToHost => (Side::Host, Side::Host, "host-to-host"),
         Dir::Unknown => return,
     };
     for (set, side, role) in [(dst, dst_side, "destination"), (src, src_side, "source")] {

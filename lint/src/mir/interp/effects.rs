@@ -1523,6 +1523,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         // direction), against where the memory lives.
         let stated = match dir {
             Dir::KindArg(a) => match self.const_int(call, a) {
+                Some(0) => Some(cuda_lint_machine::Dir::HostToHost),
                 Some(1) => Some(cuda_lint_machine::Dir::HostToDevice),
                 Some(2) => Some(cuda_lint_machine::Dir::DeviceToHost),
                 Some(3) => Some(cuda_lint_machine::Dir::DeviceToDevice),
