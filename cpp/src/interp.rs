@@ -844,13 +844,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let Some(body) = def.field("body") else {
             return LocSet::new();
         };
-        let mut params = Vec::new();
-        if let Some(list) = def.field("declarator").and_then(|d| find_kind(d, "parameter_list")) {
-            let mut c = list.walk();
-            for p in list.named_children(&mut c) {
-                params.push(p.field("declarator").and_then(|d| declared_name(d, self.src)));
-            }
-        }
+        let params = self.parameter_names(def);
         let caller_vars = std::mem::take(&mut flow.vars);
         let caller_objects = std::mem::take(&mut flow.objects);
         let caller_facts = std::mem::take(&mut flow.facts);
@@ -916,13 +910,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let Some(body) = lambda.field("body") else {
             return LocSet::new();
         };
-        let mut params = Vec::new();
-        if let Some(list) = lambda.field("declarator").and_then(|d| find_kind(d, "parameter_list")) {
-            let mut c = list.walk();
-            for p in list.named_children(&mut c) {
-                params.push(p.field("declarator").and_then(|d| declared_name(d, self.src)));
-            }
-        }
+        let params = self.parameter_names(lambda);
         let caller_vars = flow.vars.clone();
         let caller_objects = flow.objects.clone();
         let caller_facts = std::mem::take(&mut flow.facts);
@@ -961,6 +949,19 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
         }
         ret
+    }
+
+    /// The names of the parameters of a function definition or a lambda, in order (`None`
+    /// for an unnamed one).
+    fn parameter_names(&self, def: Node<'t>) -> Vec<Option<String>> {
+        let mut params = Vec::new();
+        if let Some(list) = def.field("declarator").and_then(|d| find_kind(d, "parameter_list")) {
+            let mut c = list.walk();
+            for p in list.named_children(&mut c) {
+                params.push(p.field("declarator").and_then(|d| declared_name(d, self.src)));
+            }
+        }
+        params
     }
 
     fn text(&self, n: Node<'t>) -> &'s str {

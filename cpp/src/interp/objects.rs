@@ -942,6 +942,19 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
             _ => return None,
         };
+        self.method_on(n, objs, name, args, flow)
+    }
+
+    /// Runs the method `name` of the one class the objects `objs` are of, on them, with the
+    /// call's arguments. `None`: not objects of one class with such a method.
+    fn method_on(
+        &mut self,
+        n: Node<'t>,
+        objs: LocSet,
+        name: &'s str,
+        args: &[Node<'t>],
+        flow: &mut Flow,
+    ) -> Option<LocSet> {
         let classes: Vec<&'s str> = {
             let mut cs: Vec<&'s str> = objs.iter().filter_map(|o| self.object_class.get(&o).copied()).collect();
             cs.sort_unstable();
@@ -988,21 +1001,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
             None => return None,
         };
-        let classes: Vec<&'s str> = {
-            let mut cs: Vec<&'s str> = objs.iter().filter_map(|o| self.object_class.get(&o).copied()).collect();
-            cs.sort_unstable();
-            cs.dedup();
-            cs
-        };
-        let [class] = classes.as_slice() else { return None };
-        let (_, def) = self.classes.method(class, "operator[]")?;
-        let vals: Vec<LocSet> = index.map(|i| self.expr(i, flow, false)).into_iter().collect();
-        let name: &'s str = "operator[]";
-        if self.inlined.len() >= super::MAX_INLINE || self.inlined.contains(&name) || !self.within_budget(n) {
-            return Some(LocSet::new());
-        }
-        let texts: Vec<String> = index.map(|i| self.argument_text(i)).into_iter().collect();
-        Some(self.inline_method(n.start_byte() as u32, name, def, Some(objs), &vals, &texts, flow))
+        let args: Vec<Node<'t>> = index.into_iter().collect();
+        self.method_on(n, objs, "operator[]", &args, flow)
     }
 
     /// Whether a bare call names a method of `this`'s class (`terminate()` inside a plugin).
