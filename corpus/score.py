@@ -20,7 +20,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-DENY = {"host_deref_device_ptr", "missing_sync", "unfenced_vmm_alias", "vmm_lifecycle", "mismatched_free", "memcpy_kind_mismatch"}
+DENY = {"host_deref_device_ptr", "missing_sync", "unfenced_vmm_alias", "vmm_lifecycle", "mismatched_free", "memcpy_kind_mismatch", "copy_out_of_bounds", "unallocated_pointer"}
 # `// EXPECT: lint` or, in C-style code, `/* EXPECT: lint */`.
 LABEL = re.compile(r"(?://|/\*)\s*EXPECT:\s*([a-z_,\s]+)")
 

@@ -5,11 +5,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use cuda_lint_cuda_source::{Fence, FieldUses, kernel_fence, kernel_field_uses, kernel_writes};
+use cuda_lint_cuda_source::{
+    Fence, FieldUses, ParamUse, kernel_fence, kernel_field_uses, kernel_param_uses, kernel_writes,
+};
 use cuda_lint_machine::lints::{Cx, check_all};
 use cuda_lint_machine::{
-    Access, Child, Describe, Dir, Event, Finding, InFlight, Kernel, Loc, LocSet, Machine, MemKind, OpId, OpKind, OpSet,
-    Origin, Region, Regions, State,
+    Access, Child, DerefRole, Describe, Dir, Event, Finding, InFlight, Kernel, Loc, LocSet, Machine, MemKind, OpId,
+    OpKind, OpSet, Origin, Region, Regions, State,
 };
 use tree_sitter::Node;
 
@@ -62,6 +64,8 @@ struct LocInfo {
     attached_streams: LocSet,
     /// A view of a reservation at an offset that may be any (`base + c.offset`).
     any_offset: bool,
+    /// How many bytes the allocation holds, where its size is a constant.
+    bytes: Option<u64>,
 }
 
 #[derive(Clone, Default, PartialEq)]
@@ -96,6 +100,7 @@ struct Flow {
 struct Started {
     ops: Vec<OpId>,
     mapped: Vec<LocSet>,
+    allocated: Vec<Loc>,
 }
 
 /// `child_by_field_name` with the field's id looked up once per name (tree-sitter looks it up
@@ -122,7 +127,13 @@ impl<'t> FieldExt<'t> for Node<'t> {
 /// What a kernel writes (per parameter), its fence, its `volatile` pointer parameters.
 /// What a kernel's source says of its parameters: which it may write through, whether it fences
 /// aliases, which are `volatile`, and what it does through the fields of struct parameters.
-type KernelInfo = (Option<Vec<bool>>, Fence, Vec<bool>, Option<Vec<Option<FieldUses>>>);
+type KernelInfo = (
+    Option<Vec<bool>>,
+    Fence,
+    Vec<bool>,
+    Option<Vec<Option<FieldUses>>>,
+    Option<Vec<ParamUse>>,
+);
 
 /// The field name under which an array's elements are kept.
 const ELEMENTS: &str = "[]";
@@ -256,6 +267,13 @@ pub struct FileAnalysis<'s, 't> {
     /// flag such as `cudaHostAllocWriteCombined` passed through a helper).
     param_texts: Vec<HashMap<String, String>>,
     legacy: Loc,
+    /// A null pointer: a pointer never given memory (`T* p = nullptr;`, a global nothing
+    /// assigns). It is no memory.
+    null: Loc,
+    /// The raw values of the arguments of the launch being made (null pointers included).
+    launch_values: Vec<LocSet>,
+    /// For the operation being enqueued: what it writes, one set per argument written through.
+    writes_per_arg: Option<Vec<LocSet>>,
     /// A value the analysis does not know (a call it cannot see returned it): kept beside what
     /// a variable may point to, so that a release is not judged where the memory may be another.
     unknown: Loc,
@@ -324,6 +342,12 @@ pub struct FileAnalysis<'s, 't> {
     roots: Option<Vec<(usize, usize)>>,
     /// Set while [`Self::construct_any`] runs constructors on an object nothing says of.
     constructing: u32,
+    /// Whether the function analysed on its own is `main` (its end is the program's).
+    root_is_main: bool,
+    /// Its parameters that are references to pointers (`float*& p`): the caller's.
+    root_out_params: Vec<String>,
+    /// The names the file may change outside their declaration ([`globals::changed_names`]).
+    changed_names: Option<std::collections::HashSet<String>>,
 }
 
 impl<'s, 't> FileAnalysis<'s, 't> {
@@ -341,6 +365,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             views: HashMap::new(),
             param_texts: Vec::new(),
             legacy: Loc(0),
+            null: Loc(0),
+            launch_values: Vec::new(),
+            writes_per_arg: None,
             unknown: Loc(0),
             findings: BTreeMap::new(),
             depth: 0,
@@ -364,6 +391,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             lambdas: HashMap::new(),
             checking_release: false,
             constructing: 0,
+            root_is_main: false,
+            root_out_params: Vec::new(),
+            changed_names: None,
             constants: HashMap::new(),
             var_types: HashMap::new(),
             globals: HashMap::new(),
@@ -377,6 +407,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         a.legacy = a.new_loc(None, Some("the legacy default stream".into()), origin, false);
         a.machine.set_legacy(a.legacy);
         a.unknown = a.new_loc(None, None, origin, false);
+        a.null = a.new_loc(None, Some("a null pointer".into()), origin, false);
         a.globals_obj = a.new_loc(Some(MemKind::Pageable), None, origin, false);
         a
     }
@@ -436,6 +467,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             kernel_fence(self.src, name),
             volatile,
             kernel_field_uses(self.src, name),
+            kernel_param_uses(self.src, name),
         );
         self.kernels.insert(name.to_string(), info.clone());
         info
@@ -475,6 +507,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.constants = sizes::constants(root, self.src, &self.excluded);
         self.collect_functions(root);
         self.globals = globals::collect(root, self.src, &self.excluded);
+        self.changed_names = globals::changed_names(root, self.src, &self.excluded);
         let mut stack = vec![root];
         let mut steps = 0usize;
         // The host functions analysed, as byte ranges: the scope of a finding.
@@ -502,7 +535,19 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     self.bind_globals(&mut flow);
                     self.bind_own_parameters(n, &mut flow);
                     self.work = 0;
+                    self.root_is_main = function_name(n, self.src) == Some("main");
+                    self.root_out_params = self
+                        .parameter_names(n)
+                        .into_iter()
+                        .zip(self.reference_parameters(n))
+                        .filter_map(|(p, r)| p.filter(|_| r))
+                        .collect();
                     self.statement(body, &mut flow);
+                    // The end of the body, where a path reaches it: the locals end.
+                    if !flow.dead {
+                        let end = body.child(body.child_count().saturating_sub(1)).unwrap_or(body);
+                        self.scope_exit(end, &LocSet::new(), &mut flow);
+                    }
                 }
                 continue;
             }
@@ -767,14 +812,19 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         out
     }
 
-    fn mark(&self) -> (usize, usize) {
-        (self.started.ops.len(), self.started.mapped.len())
+    fn mark(&self) -> (usize, usize, usize) {
+        (
+            self.started.ops.len(),
+            self.started.mapped.len(),
+            self.started.allocated.len(),
+        )
     }
 
-    fn since(&self, (ops, mapped): (usize, usize)) -> Started {
+    fn since(&self, (ops, mapped, allocated): (usize, usize, usize)) -> Started {
         Started {
             ops: self.started.ops.get(ops..).unwrap_or_default().to_vec(),
             mapped: self.started.mapped.get(mapped..).unwrap_or_default().to_vec(),
+            allocated: self.started.allocated.get(allocated..).unwrap_or_default().to_vec(),
         }
     }
 
@@ -804,6 +854,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         for views in &started.mapped {
             self.machine.map_failed(&mut flow.m, views);
         }
+        let allocated: LocSet = started.allocated.iter().copied().collect();
+        self.machine.allocation_failed(&mut flow.m, &allocated);
     }
 
     fn collect_functions(&mut self, root: Node<'t>) {
@@ -845,13 +897,40 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             return LocSet::new();
         };
         let params = self.parameter_names(def);
-        let caller_vars = std::mem::take(&mut flow.vars);
+        let references = self.reference_parameters(def);
+        let mut caller_vars = std::mem::take(&mut flow.vars);
+        // Out-parameters: `alloc(&d)` for `void alloc(float** p)` (what the callee stores
+        // through `p` is `d`'s), `alloc(d)` for `void alloc(float*& p)` (`p` is `d`).
+        let mut outs: Vec<(String, String)> = Vec::new();
+        for ((p, t), reference) in params.iter().zip(texts).zip(&references) {
+            let Some(p) = p else { continue };
+            let t = t
+                .trim()
+                .trim_start_matches("(void**)")
+                .trim_start_matches("(void **)")
+                .trim();
+            if let Some(x) = t.strip_prefix('&').map(str::trim).filter(|x| is_plain_name(x)) {
+                outs.push((format!("*{p}"), x.to_string()));
+            } else if *reference && is_plain_name(t) {
+                outs.push((p.clone(), t.to_string()));
+            }
+        }
         let caller_objects = std::mem::take(&mut flow.objects);
         let caller_facts = std::mem::take(&mut flow.facts);
         for (p, v) in params.iter().zip(args) {
             if let Some(p) = p {
                 flow.vars.insert(p.clone(), v.clone());
             }
+        }
+        for (inner, x) in &outs {
+            let now = match caller_vars.get(x) {
+                Some(v) => v.clone(),
+                None => self
+                    .global_objects(x, &Flow::default())
+                    .map(|g| self.field_value(&g, x, flow))
+                    .unwrap_or_default(),
+            };
+            flow.vars.insert(inner.clone(), now);
         }
         // A parameter given a constant (`acquire(n, Kind::Pinned)`, `upload(p, true)`) is that
         // value where the callee tests it (`switch (kind)`, `if (pinned)`).
@@ -890,9 +969,33 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
         flow.dead = false;
         flow.facts = caller_facts;
+        for (inner, x) in &outs {
+            let Some(v) = flow.vars.get(inner).cloned() else {
+                continue;
+            };
+            if let Some(slot) = caller_vars.get_mut(x) {
+                *slot = v;
+            } else if let Some(g) = self.global_objects(x, &Flow::default()) {
+                self.store_field(&g, x, &v, flow);
+            }
+        }
         flow.vars = caller_vars;
         flow.objects = caller_objects;
         ret
+    }
+
+    /// For each parameter of a function, whether it is a reference to a pointer (`float*& p`).
+    fn reference_parameters(&self, def: Node<'t>) -> Vec<bool> {
+        let mut refs = Vec::new();
+        if let Some(list) = def.field("declarator").and_then(|d| find_kind(d, "parameter_list")) {
+            let mut c = list.walk();
+            for p in list.named_children(&mut c) {
+                refs.push(p.field("declarator").is_some_and(|d| {
+                    contains_kind(d, "reference_declarator") && contains_kind(d, "pointer_declarator")
+                }));
+            }
+        }
+        refs
     }
 
     /// Runs a lambda's body for a call of it: its parameters are the arguments; what it
@@ -1058,6 +1161,13 @@ fn join_parts(parts: Vec<Flow>) -> Flow {
 
 fn is_statement(kind: &str) -> bool {
     kind.ends_with("_statement") || kind == "declaration" || kind == "for_range_loop" || kind == "else_clause"
+}
+
+/// Whether `text` is a plain name (`d_x`), not an expression.
+fn is_plain_name(text: &str) -> bool {
+    !text.is_empty()
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !text.starts_with(|c: char| c.is_ascii_digit())
 }
 
 fn is_null(text: &str) -> bool {

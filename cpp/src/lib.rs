@@ -4,6 +4,8 @@
 //! ([`interp`]), reports each call of the C APIs ([`api`]) as the machine's transitions and
 //! events, and renders the lints' diagnostics in rustc's style with codespan-reporting.
 //!
+//! Suppression in source: `// cuda-lint: allow-file(missing_sync)` anywhere in a file turns a
+//! lint off in all of it.
 //! Suppression in source: `// cuda-lint: allow(missing_sync)` (or `allow(all)`) on the line of
 //! the finding or the line before, like clang-tidy's `NOLINT`.
 
@@ -790,7 +792,22 @@ fn suppressed(src: &str, at: usize, lint: &str) -> bool {
                 })
         })
     };
-    allows(&src[line_start..line_end]) || (line_start > 0 && allows(&src[prev_start..line_start]))
+    allows(&src[line_start..line_end])
+        || (line_start > 0 && allows(&src[prev_start..line_start]))
+        || allowed_in_file(src, lint)
+}
+
+/// `// cuda-lint: allow-file(name, ..)` anywhere in the file: the lints are off in all of it
+/// (as `#![allow(..)]` at a crate's top).
+fn allowed_in_file(src: &str, lint: &str) -> bool {
+    src.split("cuda-lint: allow-file(").skip(1).any(|rest| {
+        rest.split(')').next().is_some_and(|names| {
+            names
+                .split(',')
+                .map(str::trim)
+                .any(|n| cuda_lint_machine::lints::lints_named(n).is_some_and(|ls| ls.iter().any(|l| l.name == lint)))
+        })
+    })
 }
 
 fn severity(level: Level) -> Severity {

@@ -252,30 +252,33 @@ fn path_with(dir: &Path) -> std::ffi::OsString {
 }
 
 const BUGGY: &str = r#"#include <cuda_runtime.h>
-float download(float* d, int n, cudaStream_t s) {
+float* download(float* d, int n, cudaStream_t s, float* first) {
     float* h;
     cudaMallocHost(&h, n * sizeof(float));
     cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
-    return h[0];
+    *first = h[0];
+    return h;
 }
 "#;
 
 const ALSO_BUGGY: &str = r#"#include <cuda_runtime.h>
-float fresh(float* d, int n, cudaStream_t s) {
+float* fresh(float* d, int n, cudaStream_t s, float* first) {
     float* out;
     cudaMallocHost(&out, n * sizeof(float));
     cudaMemcpyAsync(out, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
-    return out[0];
+    *first = out[0];
+    return out;
 }
 "#;
 
 const CLEAN: &str = r#"#include <cuda_runtime.h>
-float download(float* d, int n, cudaStream_t s) {
+float* download(float* d, int n, cudaStream_t s, float* first) {
     float* h;
     cudaMallocHost(&h, n * sizeof(float));
     cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
     cudaStreamSynchronize(s);
-    return h[0];
+    *first = h[0];
+    return h;
 }
 "#;
 

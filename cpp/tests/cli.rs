@@ -229,6 +229,7 @@ void upload_from_the_vendor_staging(int n, cudaStream_t s) {
     cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s); // STAGED-COPY
     cudaStreamSynchronize(s);
 }
+// cuda-lint: allow-file(device_memory_leak, uninitialized_device_read, unread_kernel_output)
 "#;
 
 #[test]

@@ -36,6 +36,7 @@ int main() {
     pid_t pid = fork();
     if (pid < 0) {
         perror("fork");
+        cudaFree(d);
         return 1;
     }
     if (pid == 0) {

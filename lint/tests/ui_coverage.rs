@@ -97,6 +97,11 @@ fn count_file(path: &Path) -> (usize, usize) {
 fn every_lint_has_enough_firing_cases_and_near_misses() {
     let ui = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui-tests/ui");
     for info in cuda_lint_machine::LINTS {
+        // Reported by the C++ front end only so far: its cases are in `cpp/tests/ui`.
+        if cuda_lint_machine::lints::NOT_IN_RUST_YET.contains(&info.name) {
+            println!("{}: C++ only so far (cpp/tests/ui)", info.full_name());
+            continue;
+        }
         let (fires, ok) = count(&ui.join(info.name));
         assert!(
             fires >= MIN_CASES,

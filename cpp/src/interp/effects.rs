@@ -3,7 +3,6 @@
 //! events, VMM); a call of the unit's own function runs it inline; work is enqueued on the
 //! streams an argument names.
 
-use super::report::FileRegions;
 use super::*;
 
 impl<'s, 't> FileAnalysis<'s, 't> {
@@ -185,6 +184,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             {
                 return self.inline_lambda(n.start_byte() as u32, lname, lambda, &vals, flow);
             }
+            self.unseen_call(&args, &vals, flow);
             return LocSet::new();
         };
         self.apply(n, effects, &args, flow)
@@ -239,6 +239,16 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             return LocSet::new();
         }
         let mut ret = LocSet::new();
+        // The bytes a copy or memset covers, where its count is a constant.
+        let covers: Option<u64> = effects.iter().find_map(|e| match *e {
+            Effect::Covers { count, unit } => args
+                .get(count)
+                .and_then(|c| self.byte_count(self.text(*c)))
+                .map(|b| b.saturating_mul(u64::from(unit))),
+            _ => None,
+        });
+        let starts: Vec<bool> = args.iter().map(|a| self.names_start(*a)).collect();
+        let from_start = |i: usize| covers.filter(|_| starts.get(i).copied().unwrap_or(false));
         // The memory the call made, for the effects that describe it.
         let mut made: Option<Loc> = None;
         for e in effects {
@@ -247,14 +257,38 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     let l = self.loc_at(n, "alloc", Some(kind), None, true);
                     self.locs[l.0 as usize].allocator = Some(by);
                     made = Some(l);
+                    // An object made up for a method analysed on its own (`construct_any`) has a
+                    // history no one knows: its memory may be written and released elsewhere.
+                    let known = self.constructing == 0;
+                    self.machine
+                        .allocated(&mut flow.m, l, known && uninitialized(kind, by), known && owned(by));
+                    self.started.allocated.push(l);
                     self.store_out(args.get(out).copied(), l, flow, false);
                 }
                 Effect::AllocRet { kind, by } => {
                     let l = self.loc_at(n, "alloc", Some(kind), None, true);
                     self.locs[l.0 as usize].allocator = Some(by);
                     made = Some(l);
+                    // An object made up for a method analysed on its own (`construct_any`) has a
+                    // history no one knows: its memory may be written and released elsewhere.
+                    let known = self.constructing == 0;
+                    self.machine
+                        .allocated(&mut flow.m, l, known && uninitialized(kind, by), known && owned(by));
+                    self.started.allocated.push(l);
                     ret.insert(l);
                 }
+                Effect::Holds { bytes, times } => {
+                    let size = |i: usize| args.get(i).and_then(|a| self.byte_count(self.text(*a)));
+                    let total = match times {
+                        Some(t) => size(bytes).zip(size(t)).map(|(a, b)| a.saturating_mul(b)),
+                        None => size(bytes),
+                    };
+                    if let Some(l) = made {
+                        self.locs[l.0 as usize].bytes = total;
+                    }
+                }
+                Effect::Covers { .. } => {}
+                Effect::ReleasesAll => self.machine.released_all(&mut flow.m),
                 Effect::WriteCombinedIf { flags } => {
                     if let (Some(l), Some(f)) = (made, args.get(flags))
                         && flag_set(
@@ -316,8 +350,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     if !arg(mem).contains(self.unknown) {
                         self.emit(n, Event::Dealloc { regions: &m, by }, flow);
                     }
+                    self.machine.released(&mut flow.m, &m, &self.regions());
                     if waits {
-                        let users = self.machine.users(&flow.m, &m, &FileRegions { locs: &self.locs });
+                        let users = self.machine.users(&flow.m, &m, &self.regions());
                         flow.m.finish(&users);
                     } else {
                         self.emit(
@@ -342,6 +377,15 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         None => dir,
                     };
                     let (d, s) = (self.memory(&arg(dst)), self.memory(&arg(src)));
+                    // What the copy dereferences: its pointers as they are (a null one too).
+                    // A symbol copy's symbol is a variable, not a pointer.
+                    let symbol = n.field("function").is_some_and(|f| self.text(f).contains("Symbol"));
+                    if !symbol {
+                        let role = DerefRole::CopyDestination;
+                        self.deref(n, &arg(dst), role, from_start(dst), flow);
+                        let role = DerefRole::CopySource;
+                        self.deref(n, &arg(src), role, from_start(src), flow);
+                    }
                     // The direction the code states, against where the memory lives (a symbol
                     // copy's symbol is a `__device__` variable, not the host array it looks like).
                     // Only a side the argument names directly (`h`, `&x`, `v.data()`, `b.dev`) is
@@ -429,6 +473,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 }
                 Effect::Memset { dst, stream } => {
                     let d = self.memory(&arg(dst));
+                    self.deref(n, &arg(dst), DerefRole::MemsetDestination, from_start(dst), flow);
                     let streams = match stream {
                         Some(i) => self.streams_of(args.get(i).copied(), &arg(i)),
                         None => LocSet::single(self.legacy),
@@ -529,8 +574,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 }
                 Effect::SetAccess { va } => {
                     let at = self.mappings(&arg(va));
-                    self.machine
-                        .set_access(&mut flow.m, &at, &FileRegions { locs: &self.locs });
+                    self.machine.set_access(&mut flow.m, &at, &self.regions());
                 }
                 Effect::Unmap { va } => {
                     let mut at = self.mappings(&arg(va));
@@ -562,7 +606,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                             flow,
                         );
                     }
-                    self.machine.unmap(&mut flow.m, &at, &FileRegions { locs: &self.locs });
+                    self.machine.unmap(&mut flow.m, &at, &self.regions());
                 }
                 Effect::AddressFree { va } => {
                     let at = self.mappings(&arg(va));
@@ -579,6 +623,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         let by = cuda_lint_machine::Allocator::Device;
                         self.emit(n, Event::Dealloc { regions: &m, by }, flow);
                     }
+                    self.machine.released(&mut flow.m, &m, &self.regions());
                     let streams = self.streams_of(args.get(stream).copied(), &arg(stream));
                     let exempt = cuda_lint_machine::OpSet::new();
                     let event = Event::FreeOnStreams {
@@ -616,12 +661,59 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     if !arg(i).contains(self.unknown) {
                         self.emit(n, Event::Unregister { regions: &m }, flow);
                     }
-                    self.machine
-                        .unregister(&mut flow.m, &m, &FileRegions { locs: &self.locs });
+                    self.machine.unregister(&mut flow.m, &m, &self.regions());
                 }
             }
         }
         ret
+    }
+
+    /// Tells the lints that `vals` (an argument's values, a null pointer included) are
+    /// dereferenced as `role`, `bytes` from their start when known.
+    pub(super) fn deref(&mut self, n: Node<'t>, vals: &LocSet, role: DerefRole, bytes: Option<u64>, flow: &Flow) {
+        if vals.is_empty() {
+            return;
+        }
+        self.emit(
+            n,
+            Event::Deref {
+                regions: vals,
+                role,
+                bytes,
+            },
+            flow,
+        );
+    }
+
+    /// A call the analysis cannot see (`cublasSgemm(..)`, a function declared but not defined)
+    /// is given `args`: it may read, write and release the memory they point to, and where
+    /// it is given a pointer variable or its address (`init(&d)`, `alloc(d)` taking a
+    /// reference), give that variable memory.
+    pub(super) fn unseen_call(&mut self, args: &[Node<'t>], vals: &[LocSet], flow: &mut Flow) {
+        let mut mem = LocSet::new();
+        for v in vals {
+            mem.union_with(&self.memory(v));
+        }
+        if !mem.is_empty() {
+            self.machine.handed_over(&mut flow.m, &mem, &self.regions());
+        }
+        for a in args {
+            let Some(x) = strip_casts(*a, self.src) else { continue };
+            let var = match x.kind() {
+                "identifier" => Some(x),
+                "pointer_expression" if self.text(x).trim_start().starts_with('&') => {
+                    x.field("argument").filter(|v| v.kind() == "identifier")
+                }
+                _ => None,
+            };
+            let Some(var) = var else { continue };
+            let name = self.text(var);
+            if let Some(v) = flow.vars.get_mut(name)
+                && v.contains(self.null)
+            {
+                *v = LocSet::single(self.unknown);
+            }
+        }
     }
 
     /// The direction of a `cudaMemcpyDefault` copy from the kinds of its sides.
@@ -670,8 +762,13 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         flow: &mut Flow,
     ) -> Option<OpId> {
         let key = (self.call_sites.clone(), n.start_byte() as u32);
+        let writes_per_arg = self.writes_per_arg.take();
         if !streams.is_empty() && streams.iter().all(|s| flow.capturing.contains(s)) {
-            // Captured into a graph: it runs when the graph is launched.
+            // Captured into a graph: it runs when the graph is launched, reading and writing
+            // its memory then.
+            let mut used = reads.clone();
+            used.union_with(writes);
+            self.machine.handed_over(&mut flow.m, &used, &self.regions());
             return None;
         }
         let op = match self.op_by_site.get(&key) {
@@ -692,9 +789,27 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
         self.emit(n, Event::Enqueue { op }, flow);
         self.machine.start(&mut flow.m, op);
+        let writes_per_arg = writes_per_arg.unwrap_or_else(|| vec![writes.clone()]);
+        self.machine
+            .contents_used(&mut flow.m, op, reads, &writes_per_arg, &self.regions());
         self.started.ops.push(op);
         Some(op)
     }
+}
+
+/// Whether memory made by `by` as `kind` starts with unspecified contents the device may read
+/// (`cudaMalloc`, `cuMemAlloc`: "the memory is not cleared").
+fn uninitialized(kind: MemKind, by: cuda_lint_machine::Allocator) -> bool {
+    kind == MemKind::Device && by == cuda_lint_machine::Allocator::Device
+}
+
+/// Whether memory made by `by` is the program's to release (device, pinned, managed memory;
+/// not a module's variable, not the C heap's).
+fn owned(by: cuda_lint_machine::Allocator) -> bool {
+    matches!(
+        by,
+        cuda_lint_machine::Allocator::Device | cuda_lint_machine::Allocator::PinnedHost
+    )
 }
 
 /// Whether a flags argument, as written (`cudaHostAllocMapped | cudaHostAllocWriteCombined`,

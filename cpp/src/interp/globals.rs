@@ -13,6 +13,10 @@ use super::{FieldExt, FileAnalysis, Flow, contains_kind, declared_name};
 pub(super) struct Global<'s, 't> {
     pub ty: &'s str,
     pub declarator: Node<'t>,
+    /// Whether it starts as a null pointer and the file never gives it a value: a pointer
+    /// declared without an initializer (or with a null one), not `extern`, never assigned,
+    /// never `&`-taken, never handed to a function that could change it (see [`changed_names`]).
+    pub null: bool,
 }
 
 /// The file's variables, by name (the first declaration of each).
@@ -50,7 +54,20 @@ pub(super) fn collect<'s, 't>(
                         continue;
                     }
                     if let Some(name) = declared_name(d, src) {
-                        out.entry(name).or_insert(Global { ty, declarator: d });
+                        let text = &src[n.start_byte()..n.end_byte()];
+                        let value = (d.kind() == "init_declarator")
+                            .then(|| d.field("value"))
+                            .flatten()
+                            .map(|v| &src[v.start_byte()..v.end_byte()]);
+                        let null = contains_kind(d, "pointer_declarator")
+                            && !contains_kind(d, "array_declarator")
+                            && !text.trim_start().starts_with("extern")
+                            && value.is_none_or(super::is_null);
+                        out.entry(name).or_insert(Global {
+                            ty,
+                            declarator: d,
+                            null,
+                        });
                     }
                 }
             }
@@ -58,6 +75,74 @@ pub(super) fn collect<'s, 't>(
         }
     }
     out
+}
+
+/// The names the file may give a value to outside their declaration: assigned (`x = ..`,
+/// `x++`), their address taken (`&x`), or handed to a function that is not a CUDA or C API
+/// function or a kernel (a C++ reference parameter may change them). `None`: the file is
+/// too large to tell.
+pub(super) fn changed_names(
+    root: Node<'_>,
+    src: &str,
+    excluded: &crate::config::Excluded,
+) -> Option<std::collections::HashSet<String>> {
+    let mut out = std::collections::HashSet::new();
+    let mut stack = vec![root];
+    let mut steps = 0usize;
+    while let Some(n) = stack.pop() {
+        steps += 1;
+        if steps > 2_000_000 {
+            return None;
+        }
+        if excluded.contains(n.start_byte()) {
+            continue;
+        }
+        if n.kind() == "identifier"
+            && let Some(name) = n.utf8_text(src.as_bytes()).ok()
+            && changes(n, src)
+        {
+            out.insert(name.to_string());
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    Some(out)
+}
+
+/// Whether the identifier `x` is used where it may be given a value.
+fn changes(x: Node<'_>, src: &str) -> bool {
+    // Through parentheses and casts: `(void**)&x`.
+    let mut cur = x;
+    let mut parent = x.parent();
+    let mut steps = 0;
+    while let Some(p) = parent
+        && matches!(p.kind(), "parenthesized_expression" | "cast_expression")
+        && steps < 8
+    {
+        cur = p;
+        parent = p.parent();
+        steps += 1;
+    }
+    let Some(p) = parent else { return false };
+    match p.kind() {
+        "assignment_expression" => p.field("left").is_some_and(|l| l.id() == cur.id()),
+        "update_expression" => true,
+        "pointer_expression" => src[p.start_byte()..p.end_byte()].trim_start().starts_with('&'),
+        "argument_list" => {
+            let Some(call) = p.parent() else { return true };
+            if call.kind() != "call_expression" {
+                return true;
+            }
+            let mut c = call.walk();
+            let launch = call.children(&mut c).any(|k| k.kind() == "kernel_call_syntax");
+            let name = call
+                .field("function")
+                .map(|f| super::callee_name(f, src))
+                .unwrap_or_default();
+            !launch && crate::api::effects(&name).is_none()
+        }
+        _ => false,
+    }
 }
 
 impl<'s, 't> FileAnalysis<'s, 't> {
@@ -93,6 +178,16 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         for (name, declarator, kind) in arrays {
             let l = self.container(declarator, kind, &name);
             self.store_field(&globals, &name, &LocSet::single(l), flow);
+        }
+        // Pointers nothing gives memory: null wherever they are used.
+        let nulls: Vec<String> = self
+            .globals
+            .iter()
+            .filter(|(name, g)| g.null && self.changed_names.as_ref().is_some_and(|c| !c.contains(*name)))
+            .map(|(name, _)| name.clone())
+            .collect();
+        for name in nulls {
+            self.store_field(&globals, &name, &LocSet::single(self.null), flow);
         }
     }
 }

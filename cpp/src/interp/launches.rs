@@ -20,7 +20,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
         let stream_arg = conf.get(3).copied();
         let streams = self.launch_streams(stream_arg, flow);
-        let slots: Vec<LocSet> = args.iter().map(|a| self.memory_of(*a, flow)).collect();
+        let values: Vec<LocSet> = args.iter().map(|a| self.expr(*a, flow, false)).collect();
+        let slots: Vec<LocSet> = values.iter().map(|v| self.memory(v)).collect();
+        self.launch_values = values;
         // The objects the arguments are (a struct passed by value), or point to: where a kernel
         // that uses a parameter only through its fields finds them.
         let objects: Vec<LocSet> = args
@@ -194,8 +196,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         stream_arg: Option<Node<'_>>,
         flow: &mut Flow,
     ) -> LocSet {
-        let (mut written, fence, volatile, field_uses) = self.kernel_info(name);
+        let (mut written, fence, volatile, field_uses, param_uses) = self.kernel_info(name);
         let objects = std::mem::take(&mut self.launch_objects);
+        let values = std::mem::take(&mut self.launch_values);
         // A parameter used only through its fields (`s.a[i] = ..`, `p->in.buf[i]`): the memory
         // those fields hold is what the kernel reads and writes, not the struct itself.
         let mut through_fields: Vec<Option<(LocSet, LocSet)>> = vec![None; slots.len()];
@@ -241,10 +244,35 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             },
             flow,
         );
+        // What the kernel dereferences, by what its source does with each parameter: loads
+        // only, or anything else; a parameter it tests against null may be null.
+        if let Some(uses) = &param_uses
+            && values.len() == slots.len()
+        {
+            for (i, vals) in values.iter().enumerate() {
+                let Some(u) = uses.get(i).filter(|u| u.used) else {
+                    continue;
+                };
+                if through_fields.get(i).is_some_and(Option::is_some) {
+                    continue;
+                }
+                let mut vals = vals.clone();
+                if u.null_tested {
+                    vals.retain(|l| l != self.null);
+                }
+                let role = if u.loads_only {
+                    DerefRole::KernelReads
+                } else {
+                    DerefRole::KernelUses
+                };
+                self.deref(n, &vals, role, None, flow);
+            }
+        }
         // A `volatile` pointer parameter is a channel the kernel polls while the host writes it
         // (`delay(volatile int* flag)` spinning until the host sets the flag): the host's
         // accesses to it are the protocol, not a race.
         let (mut reads, mut writes) = (LocSet::new(), LocSet::new());
+        let mut per_arg = Vec::new();
         for (i, s) in slots.iter().enumerate() {
             if volatile.get(i).copied().unwrap_or(false) {
                 continue;
@@ -253,16 +281,20 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             if let Some((r, w)) = &through_fields[i] {
                 reads.union_with(r);
                 writes.union_with(w);
+                per_arg.push(w.clone());
                 continue;
             }
             if written.as_ref().is_none_or(|w| w.get(i).copied().unwrap_or(true)) {
                 writes.union_with(s);
+                per_arg.push(s.clone());
             }
         }
+        per_arg.push(captured.1.clone());
         reads.union_with(&captured.0);
         writes.union_with(&captured.1);
         // A kernel whose source is not in the file is taken to write every argument: assumed.
         self.launch_writes_unseen = written.is_none();
+        self.writes_per_arg = Some(per_arg);
         self.enqueue(n, OpKind::Launch, &streams, &reads, &writes, stream_arg, flow);
         self.launch_writes_unseen = false;
         LocSet::new()

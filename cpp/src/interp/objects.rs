@@ -1081,6 +1081,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// where the pointer is handed over.
     pub(super) fn smart_pointer_made(&mut self, ty: &'s str, args: &[Node<'t>], flow: &mut Flow) {
         let Some(&ptr) = args.first() else { return };
+        // The smart pointer owns the memory from here: its deleter releases it (however it is
+        // checked below).
+        let owned = self.expr(ptr, flow, false);
+        let owned = self.memory(&owned);
+        self.machine.handed_over(&mut flow.m, &owned, &self.regions());
         let Some(deleter) = self.deleter_of(ty, args.get(1).copied(), flow) else {
             return;
         };

@@ -43,6 +43,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     }
                 }
             }
+        } else if let Some(p) = strip_casts(a, self.src).filter(|p| p.kind() == "identifier") {
+            // `cudaMalloc(p, n)` for `p` a pointer to the caller's pointer (`float** p`): what
+            // it points to, `*p`, is what the caller passed the address of.
+            let name = self.text(p).to_string();
+            flow.vars.insert(format!("*{name}"), vals.clone());
+            name
         } else if let Some((objs, field)) = self.out_field(a, flow) {
             self.store_field(&objs, &field, vals, flow);
             // An element at a constant index is an element too.
@@ -82,6 +88,13 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 self.store_field(&objs, ELEMENTS, value, flow);
                 if let Some(key) = self.element_key(left) {
                     self.store_field(&objs, &key, value, flow);
+                }
+            }
+            // `*p = d;` for `p` a pointer to the caller's pointer: the caller's pointer.
+            "pointer_expression" if self.text(left).trim_start().starts_with('*') => {
+                if let Some(p) = left.field("argument").filter(|p| p.kind() == "identifier") {
+                    let name = format!("*{}", self.text(p));
+                    flow.vars.insert(name, value.clone());
                 }
             }
             _ => {}
@@ -633,7 +646,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         vals.iter().filter(|l| self.locs[l.0 as usize].kind.is_some()).collect()
     }
 
-    pub(super) fn access(&mut self, at: Node<'t>, target: &LocSet, write: bool, flow: &Flow) {
+    pub(super) fn access(&mut self, at: Node<'t>, target: &LocSet, write: bool, flow: &mut Flow) {
         let mut mem = self.memory(target);
         mem.retain(|l| !self.locs[l.0 as usize].copies_on_access);
         if mem.is_empty() {
@@ -641,6 +654,35 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
         let access = if write { Access::Write } else { Access::Read };
         self.emit(at, Event::HostAccess { regions: &mem, access }, flow);
+        self.machine.host_touched(&mut flow.m, &mem, write, &self.regions());
+    }
+
+    /// Whether an argument names the start of its memory (`p`, `v.data()`, `&x`, `arr`,
+    /// `&a[0]`), not a place inside it (`p + k`, `&a[i]`): what a byte count is measured from.
+    pub(super) fn names_start(&self, a: Node<'t>) -> bool {
+        let Some(a) = strip_casts(a, self.src) else {
+            return false;
+        };
+        match a.kind() {
+            "identifier" => true,
+            "field_expression" => true,
+            "call_expression" => a.field("function").is_some_and(|f| {
+                f.kind() == "field_expression"
+                    && f.field("field").is_some_and(|m| matches!(self.text(m), "data" | "get"))
+            }),
+            "pointer_expression" => {
+                self.text(a).trim_start().starts_with('&')
+                    && a.field("argument").is_some_and(|x| match x.kind() {
+                        "identifier" => true,
+                        "subscript_expression" => x
+                            .field("indices")
+                            .or_else(|| x.field("index"))
+                            .is_some_and(|i| self.text(i).trim_matches(|c| c == '[' || c == ']').trim() == "0"),
+                        _ => false,
+                    })
+            }
+            _ => false,
+        }
     }
 
     /// Whether a field expression is `p->f` (else `s.f`).
@@ -717,6 +759,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             attached_streams: LocSet::new(),
             copies_on_access: false,
             any_offset: false,
+            bytes: None,
         });
         l
     }

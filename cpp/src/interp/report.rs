@@ -9,7 +9,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let span = self.site(at);
         let mut found = Vec::new();
         {
-            let regions = FileRegions { locs: &self.locs };
+            let regions = self.regions();
             let describe = Describer { a: self };
             let cx = Cx {
                 machine: &self.machine,
@@ -30,11 +30,61 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
     }
 
-    // ---- statements ----
+    /// The function analysed on its own ends at `at` (a `return` of `returned`, or its body's
+    /// end): the allocations nothing holds any longer are lost: no object's field (at the
+    /// program's end, the file's variables end too), not the returned value.
+    pub(super) fn scope_exit(&mut self, at: Node<'t>, returned: &LocSet, flow: &mut Flow) {
+        if flow.m.unreleased_must.is_empty() {
+            return;
+        }
+        let program_end = self.root_is_main;
+        let mut held = returned.clone();
+        // What was stored through an out-parameter (`*p = ..`) is the caller's.
+        for (name, v) in &flow.vars {
+            if name.starts_with('*') || self.root_out_params.contains(name) {
+                held.union_with(v);
+            }
+        }
+        for ((o, _), v) in &flow.fields {
+            if program_end && *o == self.globals_obj {
+                continue;
+            }
+            held.union_with(v);
+        }
+        let regions = self.regions();
+        let held_roots: LocSet = held.iter().map(|l| regions.root(l)).collect();
+        let lost: LocSet = flow
+            .m
+            .unreleased_must
+            .iter()
+            .filter(|r| !held_roots.contains(*r))
+            .collect();
+        if lost.is_empty() {
+            return;
+        }
+        self.emit(
+            at,
+            Event::ScopeExit {
+                lost: &lost,
+                program_end,
+            },
+            flow,
+        );
+    }
+
+    /// The machine's view of the file's places.
+    pub(super) fn regions(&self) -> FileRegions<'_> {
+        FileRegions {
+            locs: &self.locs,
+            null: self.null,
+        }
+    }
 }
 
 pub(super) struct FileRegions<'a> {
     pub(super) locs: &'a [LocInfo],
+    /// The location that stands for a null pointer.
+    pub(super) null: Loc,
 }
 
 impl Regions for FileRegions<'_> {
@@ -65,6 +115,15 @@ impl Regions for FileRegions<'_> {
     }
     fn allocator(&self, l: Loc) -> Option<cuda_lint_machine::Allocator> {
         self.locs.get(l.0 as usize).and_then(|i| i.allocator)
+    }
+    fn bytes(&self, l: Loc) -> Option<u64> {
+        self.locs
+            .get(l.0 as usize)
+            .filter(|i| i.parent.is_none())
+            .and_then(|i| i.bytes)
+    }
+    fn is_null(&self, l: Loc) -> bool {
+        l == self.null
     }
     fn physical(&self, mapping: Loc) -> Option<LocSet> {
         self.locs

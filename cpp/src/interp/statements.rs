@@ -111,6 +111,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     .filter(|e| e.kind() == "identifier")
                     .map(|e| self.text(e));
                 self.end_objects_on_return(n, keep, flow);
+                // Returning from the function analysed: its locals end.
+                if self.returns.is_empty() {
+                    self.scope_exit(n, &value, flow);
+                }
                 // Returning from a function run inline: the caller goes on from here.
                 if let Some((returned, ret)) = self.returns.last_mut() {
                     ret.union_with(&value);
@@ -689,6 +693,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     self.rename(&vals, &name);
                 } else {
                     self.name_new(&vals, &name);
+                }
+                // `float* d = nullptr;`: no memory until something gives it some.
+                if is_pointer && is_null(self.text(v)) && !ty.contains("Stream") && !ty.contains("Event") {
+                    vals = LocSet::single(self.null);
                 }
                 if vals.is_empty() && is_pointer {
                     vals = LocSet::single(self.unknown);

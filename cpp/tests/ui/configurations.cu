@@ -149,3 +149,6 @@ void ok_release_with_a_comment(float* p) {
 void check_value_with_a_comment(size_t n) {
     ok_release_with_a_comment(ok_value_with_a_comment(n));
 }
+
+// The snippets above leave out uploads, copies back and frees that are not what they test.
+// cuda-lint: allow-file(device_memory_leak, uninitialized_device_read, unread_kernel_output)

@@ -8,19 +8,34 @@ const fn c(names: &'static [&'static str], arity: usize, effects: &'static [crat
     crate::function(Family::CHeap, names, arity, effects)
 }
 
-const NEW: &[crate::Effect] = &[AllocRet {
+const ALLOC_RET: crate::Effect = AllocRet {
     kind: MemKind::Pageable,
     by: Allocator::CHeap,
-}];
+};
+
+/// Returns new memory of its first argument's size (`malloc(bytes)`).
+const HOLDS_0: &[crate::Effect] = &[ALLOC_RET, Holds { bytes: 0, times: None }];
 
 pub(crate) static FUNCTIONS: &[Function] = &[
-    c(&["malloc", "valloc", "pvalloc"], 1, NEW),
+    c(&["malloc", "valloc", "pvalloc"], 1, HOLDS_0),
     c(
-        &["calloc", "realloc", "aligned_alloc", "memalign", "_aligned_malloc"],
+        &["calloc"],
         2,
-        NEW,
+        &[
+            ALLOC_RET,
+            Holds {
+                bytes: 0,
+                times: Some(1),
+            },
+        ],
     ),
-    c(&["reallocarray"], 3, NEW),
+    c(
+        &["realloc", "aligned_alloc", "memalign"],
+        2,
+        &[ALLOC_RET, Holds { bytes: 1, times: None }],
+    ),
+    c(&["_aligned_malloc"], 2, HOLDS_0),
+    c(&["reallocarray"], 3, &[ALLOC_RET]),
     // `posix_memalign(&p, alignment, size)`.
     c(
         &["posix_memalign"],

@@ -21,6 +21,12 @@ const fn copy(dst: usize, src: usize, dir: Dir, stream: Option<usize>) -> crate:
     }
 }
 
+/// Allocations whose size is their second argument (`cuMemAlloc(&p, bytes)`).
+const HOLDS_1: crate::Effect = Holds { bytes: 1, times: None };
+
+/// One-dimensional copies of `(dst, src, bytes, ..)`.
+const COVERS_BYTES_2: crate::Effect = Covers { count: 2, unit: 1 };
+
 const fn alloc(kind: MemKind, by: Allocator) -> crate::Effect {
     AllocOut { out: 0, kind, by }
 }
@@ -43,14 +49,14 @@ pub(crate) static FUNCTIONS: &[Function] = &[
     cu(
         &["cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset_v2"],
         1,
-        &[SyncDevice],
+        &[SyncDevice, ReleasesAll],
     ),
     cu(
         &["cuCtxCreate", "cuCtxCreate_v2", "cuCtxCreate_v4"],
         4,
         &[ContextOut { out: 0 }],
     ),
-    cu(&["cuCtxDestroy", "cuCtxDestroy_v2"], 1, &[SyncDevice]),
+    cu(&["cuCtxDestroy", "cuCtxDestroy_v2"], 1, &[SyncDevice, ReleasesAll]),
     cu(&["cuCtxSetCurrent"], 1, &[NoAccess]),
     cu(&["cuCtxGetCurrent"], 1, &[NoAccess]),
     cu(&["cuCtxPushCurrent", "cuCtxPushCurrent_v2"], 1, &[NoAccess]),
@@ -62,7 +68,11 @@ pub(crate) static FUNCTIONS: &[Function] = &[
     cu(&["cuMemPrefetchAsync", "cuMemPrefetchAsync_v2"], 5, &[NoAccess]),
     cu(&["cuMemAdvise", "cuMemAdvise_v2"], 4, &[NoAccess]),
     // Allocation and release.
-    cu(&["cuMemAlloc", "cuMemAlloc_v2"], 2, &[alloc(DEVICE, Allocator::Device)]),
+    cu(
+        &["cuMemAlloc", "cuMemAlloc_v2"],
+        2,
+        &[alloc(DEVICE, Allocator::Device), HOLDS_1],
+    ),
     // `(&dptr, &pitch, widthBytes, height, elementSize)`.
     cu(
         &["cuMemAllocPitch", "cuMemAllocPitch_v2"],
@@ -72,7 +82,7 @@ pub(crate) static FUNCTIONS: &[Function] = &[
     cu(
         &["cuMemAllocAsync"],
         3,
-        &[alloc(DEVICE, Allocator::Device), AllocatedOn(2)],
+        &[alloc(DEVICE, Allocator::Device), AllocatedOn(2), HOLDS_1],
     ),
     cu(
         &["cuMemAllocFromPoolAsync"],
@@ -82,12 +92,16 @@ pub(crate) static FUNCTIONS: &[Function] = &[
     cu(
         &["cuMemAllocManaged"],
         3,
-        &[alloc(MemKind::Managed, Allocator::Device), AttachNew { flags: 2 }],
+        &[
+            alloc(MemKind::Managed, Allocator::Device),
+            AttachNew { flags: 2 },
+            HOLDS_1,
+        ],
     ),
     cu(
         &["cuMemAllocHost", "cuMemAllocHost_v2"],
         2,
-        &[alloc(MemKind::Pinned, Allocator::PinnedHost)],
+        &[alloc(MemKind::Pinned, Allocator::PinnedHost), HOLDS_1],
     ),
     cu(
         &["cuMemHostAlloc"],
@@ -95,6 +109,7 @@ pub(crate) static FUNCTIONS: &[Function] = &[
         &[
             alloc(MemKind::Pinned, Allocator::PinnedHost),
             WriteCombinedIf { flags: 2 },
+            HOLDS_1,
         ],
     ),
     // The address of a module's `__device__` variable: `(&dptr, &bytes, module, name)`.
@@ -142,35 +157,39 @@ pub(crate) static FUNCTIONS: &[Function] = &[
     cu(
         &["cuMemcpyHtoD", "cuMemcpyHtoD_v2"],
         3,
-        &[copy(0, 1, Dir::HostToDevice, None)],
+        &[copy(0, 1, Dir::HostToDevice, None), COVERS_BYTES_2],
     ),
     cu(
         &["cuMemcpyDtoH", "cuMemcpyDtoH_v2"],
         3,
-        &[copy(0, 1, Dir::DeviceToHost, None)],
+        &[copy(0, 1, Dir::DeviceToHost, None), COVERS_BYTES_2],
     ),
     cu(
         &["cuMemcpyDtoD", "cuMemcpyDtoD_v2"],
         3,
-        &[copy(0, 1, Dir::DeviceToDevice, None)],
+        &[copy(0, 1, Dir::DeviceToDevice, None), COVERS_BYTES_2],
     ),
-    cu(&["cuMemcpy"], 3, &[copy(0, 1, Dir::Unknown, None)]),
+    cu(&["cuMemcpy"], 3, &[copy(0, 1, Dir::Unknown, None), COVERS_BYTES_2]),
     cu(
         &["cuMemcpyHtoDAsync", "cuMemcpyHtoDAsync_v2"],
         4,
-        &[copy(0, 1, Dir::HostToDevice, Some(3))],
+        &[copy(0, 1, Dir::HostToDevice, Some(3)), COVERS_BYTES_2],
     ),
     cu(
         &["cuMemcpyDtoHAsync", "cuMemcpyDtoHAsync_v2"],
         4,
-        &[copy(0, 1, Dir::DeviceToHost, Some(3))],
+        &[copy(0, 1, Dir::DeviceToHost, Some(3)), COVERS_BYTES_2],
     ),
     cu(
         &["cuMemcpyDtoDAsync", "cuMemcpyDtoDAsync_v2"],
         4,
-        &[copy(0, 1, Dir::DeviceToDevice, Some(3))],
+        &[copy(0, 1, Dir::DeviceToDevice, Some(3)), COVERS_BYTES_2],
     ),
-    cu(&["cuMemcpyAsync"], 4, &[copy(0, 1, Dir::Unknown, Some(3))]),
+    cu(
+        &["cuMemcpyAsync"],
+        4,
+        &[copy(0, 1, Dir::Unknown, Some(3)), COVERS_BYTES_2],
+    ),
     // `(dst, dstContext, src, srcContext, bytes[, stream])`.
     cu(&["cuMemcpyPeer"], 5, &[copy(0, 2, Dir::DeviceToDevice, None)]),
     cu(&["cuMemcpyPeerAsync"], 6, &[copy(0, 2, Dir::DeviceToDevice, Some(5))]),
@@ -184,7 +203,7 @@ pub(crate) static FUNCTIONS: &[Function] = &[
     cu(
         &["cuMemcpyAtoH", "cuMemcpyAtoH_v2"],
         4,
-        &[copy(0, 1, Dir::DeviceToHost, None)],
+        &[copy(0, 1, Dir::DeviceToHost, None), COVERS_BYTES_2],
     ),
     // `(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs[, failIdx], stream)`.
     cu(
@@ -198,16 +217,19 @@ pub(crate) static FUNCTIONS: &[Function] = &[
     ),
     // Memsets: `(dst, value, count[, stream])`, 2D: `(dst, pitch, value, width, height[, stream])`.
     cu(
-        &[
-            "cuMemsetD8",
-            "cuMemsetD8_v2",
-            "cuMemsetD16",
-            "cuMemsetD16_v2",
-            "cuMemsetD32",
-            "cuMemsetD32_v2",
-        ],
+        &["cuMemsetD8", "cuMemsetD8_v2"],
         3,
-        &[Memset { dst: 0, stream: None }],
+        &[Memset { dst: 0, stream: None }, Covers { count: 2, unit: 1 }],
+    ),
+    cu(
+        &["cuMemsetD16", "cuMemsetD16_v2"],
+        3,
+        &[Memset { dst: 0, stream: None }, Covers { count: 2, unit: 2 }],
+    ),
+    cu(
+        &["cuMemsetD32", "cuMemsetD32_v2"],
+        3,
+        &[Memset { dst: 0, stream: None }, Covers { count: 2, unit: 4 }],
     ),
     cu(
         &[

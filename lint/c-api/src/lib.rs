@@ -120,6 +120,20 @@ pub enum Effect {
         srcs: Arg,
         attrs: Arg,
     },
+    /// Every allocation of the context is released (`cudaDeviceReset`, `cuCtxDestroy`).
+    ReleasesAll,
+    /// The memory just made holds argument `bytes` bytes, times argument `times` where there
+    /// is one (`calloc(n, size)`).
+    Holds {
+        bytes: Arg,
+        times: Option<Arg>,
+    },
+    /// The copy or memset covers argument `count` elements of `unit` bytes, from the start of
+    /// its destination and of its source (`cudaMemcpy`'s `count`, `cuMemsetD32`'s `N`).
+    Covers {
+        count: Arg,
+        unit: u8,
+    },
     /// A memset of `dst` on `stream` (`None`: blocking, on the legacy default stream).
     Memset {
         dst: Arg,
@@ -267,7 +281,7 @@ impl Effect {
     pub fn args(&self) -> Vec<Arg> {
         use Effect::*;
         match *self {
-            NoAccess | AllocRet { .. } | Returns { .. } | SyncDevice => vec![],
+            NoAccess | AllocRet { .. } | Returns { .. } | SyncDevice | ReleasesAll => vec![],
             AllocOut { out, .. }
             | StreamCreate { out, flags: None }
             | EventCreate { out }
@@ -289,6 +303,8 @@ impl Effect {
             } => [Some(dst), Some(src), kind, stream].into_iter().flatten().collect(),
             BatchCopy { dsts, srcs, attrs } => vec![dsts, srcs, attrs],
             Memset { dst, stream } => [Some(dst), stream].into_iter().flatten().collect(),
+            Holds { bytes, times } => [Some(bytes), times].into_iter().flatten().collect(),
+            Covers { count, .. } => vec![count],
             RecordEvent { event, stream } | StreamWaitEvent { stream, event } => vec![event, stream],
             Launch { kernel, stream, args } => vec![kernel, stream, args],
             GetFunction { out, module, name } => vec![out, module, name],

@@ -36,20 +36,20 @@ pub(crate) static FUNCTIONS: &[Function] = &[
     rt(&["cudaMemPrefetchAsync", "cudaMemPrefetchAsync_v2"], 5, &[NoAccess]),
     rt(&["cudaMemAdvise", "cudaMemAdvise_v2"], 4, &[NoAccess]),
     // The whole device waits.
-    rt(
-        &["cudaDeviceSynchronize", "cudaThreadSynchronize", "cudaDeviceReset"],
-        0,
-        &[SyncDevice],
-    ),
+    rt(&["cudaDeviceSynchronize", "cudaThreadSynchronize"], 0, &[SyncDevice]),
+    rt(&["cudaDeviceReset", "cudaThreadExit"], 0, &[SyncDevice, ReleasesAll]),
     // Allocation and release.
     rt(
         &["cudaMalloc"],
         2,
-        &[AllocOut {
-            out: 0,
-            kind: DEVICE,
-            by: Allocator::Device,
-        }],
+        &[
+            AllocOut {
+                out: 0,
+                kind: DEVICE,
+                by: Allocator::Device,
+            },
+            Holds { bytes: 1, times: None },
+        ],
     ),
     rt(
         &["cudaMallocPitch"],
@@ -70,6 +70,7 @@ pub(crate) static FUNCTIONS: &[Function] = &[
                 by: Allocator::Device,
             },
             AllocatedOn(2),
+            Holds { bytes: 1, times: None },
         ],
     ),
     rt(
@@ -82,6 +83,7 @@ pub(crate) static FUNCTIONS: &[Function] = &[
                 by: Allocator::Device,
             },
             AllocatedOn(3),
+            Holds { bytes: 1, times: None },
         ],
     ),
     rt(
@@ -94,6 +96,7 @@ pub(crate) static FUNCTIONS: &[Function] = &[
                 by: Allocator::Device,
             },
             AttachNew { flags: 2 },
+            Holds { bytes: 1, times: None },
         ],
     ),
     // `cudaMallocHost(&p, n, flags)` is `cuda_runtime.h`'s C++ overload: `cudaHostAlloc`.
@@ -107,6 +110,7 @@ pub(crate) static FUNCTIONS: &[Function] = &[
                 by: Allocator::PinnedHost,
             },
             WriteCombinedIf { flags: 2 },
+            Holds { bytes: 1, times: None },
         ],
     ),
     // The address of a `__device__` variable: device memory no one may free.
@@ -154,24 +158,30 @@ pub(crate) static FUNCTIONS: &[Function] = &[
     rt(
         &["cudaMemcpy"],
         4,
-        &[Copy {
-            dst: 0,
-            src: 1,
-            kind: Some(3),
-            dir: Dir::Unknown,
-            stream: None,
-        }],
+        &[
+            Copy {
+                dst: 0,
+                src: 1,
+                kind: Some(3),
+                dir: Dir::Unknown,
+                stream: None,
+            },
+            Covers { count: 2, unit: 1 },
+        ],
     ),
     rt(
         &["cudaMemcpyAsync"],
         5,
-        &[Copy {
-            dst: 0,
-            src: 1,
-            kind: Some(3),
-            dir: Dir::Unknown,
-            stream: Some(4),
-        }],
+        &[
+            Copy {
+                dst: 0,
+                src: 1,
+                kind: Some(3),
+                dir: Dir::Unknown,
+                stream: Some(4),
+            },
+            Covers { count: 2, unit: 1 },
+        ],
     ),
     // `(dst, dpitch, src, spitch, width, height, kind[, stream])`.
     rt(
@@ -245,24 +255,30 @@ pub(crate) static FUNCTIONS: &[Function] = &[
     rt(
         &["cudaMemcpyPeer"],
         5,
-        &[Copy {
-            dst: 0,
-            src: 2,
-            kind: None,
-            dir: Dir::DeviceToDevice,
-            stream: None,
-        }],
+        &[
+            Copy {
+                dst: 0,
+                src: 2,
+                kind: None,
+                dir: Dir::DeviceToDevice,
+                stream: None,
+            },
+            Covers { count: 4, unit: 1 },
+        ],
     ),
     rt(
         &["cudaMemcpyPeerAsync"],
         6,
-        &[Copy {
-            dst: 0,
-            src: 2,
-            kind: None,
-            dir: Dir::DeviceToDevice,
-            stream: Some(5),
-        }],
+        &[
+            Copy {
+                dst: 0,
+                src: 2,
+                kind: None,
+                dir: Dir::DeviceToDevice,
+                stream: Some(5),
+            },
+            Covers { count: 4, unit: 1 },
+        ],
     ),
     // `(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs[, failIdx], stream)`.
     rt(
@@ -274,14 +290,21 @@ pub(crate) static FUNCTIONS: &[Function] = &[
             attrs: 4,
         }],
     ),
-    rt(&["cudaMemset"], 3, &[Memset { dst: 0, stream: None }]),
+    rt(
+        &["cudaMemset"],
+        3,
+        &[Memset { dst: 0, stream: None }, Covers { count: 2, unit: 1 }],
+    ),
     rt(
         &["cudaMemsetAsync"],
         4,
-        &[Memset {
-            dst: 0,
-            stream: Some(3),
-        }],
+        &[
+            Memset {
+                dst: 0,
+                stream: Some(3),
+            },
+            Covers { count: 2, unit: 1 },
+        ],
     ),
     // `(ptr, pitch, value, width, height[, stream])`.
     rt(&["cudaMemset2D"], 5, &[Memset { dst: 0, stream: None }]),

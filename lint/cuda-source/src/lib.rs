@@ -12,7 +12,7 @@ mod signature;
 mod writes;
 
 pub use signature::{KernelParam, KernelSig, SourceError, kernel_signatures};
-pub use writes::{FieldUses, kernel_field_uses, kernel_writes};
+pub use writes::{FieldUses, ParamUse, kernel_field_uses, kernel_param_uses, kernel_writes};
 
 /// What the source says of a kernel's fencing.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

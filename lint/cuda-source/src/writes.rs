@@ -106,6 +106,77 @@ fn field_uses(sig: &KernelSig, param: &KernelParam) -> Option<FieldUses> {
     (!uses.used.is_empty()).then_some(uses)
 }
 
+/// How a kernel's body uses one pointer parameter (see [`kernel_param_uses`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct ParamUse {
+    /// It is used at all (named in the body).
+    pub used: bool,
+    /// Every use is a load `p[i]` (it is used, and nothing else is done with it).
+    pub loads_only: bool,
+    /// The body tests it against null (`if (p)`, `p != nullptr`, `!p`, `p ? .. : ..`, `p &&`):
+    /// an optional argument.
+    pub null_tested: bool,
+}
+
+/// For each parameter of kernel `name` in `source`, how the body uses it; `None` when the
+/// source has no such kernel. A parameter that is not a pointer (or reference) is unused.
+pub fn kernel_param_uses(source: &str, name: &str) -> Option<Vec<ParamUse>> {
+    let sigs = kernel_signatures(source).ok()?;
+    let sig = sigs.iter().find(|s| s.name == name)?;
+    Some(sig.params.iter().map(|p| param_use(sig, p)).collect())
+}
+
+fn param_use(sig: &KernelSig, param: &KernelParam) -> ParamUse {
+    let mut out = ParamUse::default();
+    let Some(name) = &param.name else {
+        return out;
+    };
+    if !(param.is_pointer() || param.reference) {
+        return out;
+    }
+    let body: Vec<char> = sig.body.chars().collect();
+    let name: Vec<char> = name.chars().collect();
+    let mut all_loads = !sig.body.contains("asm");
+    let mut i = 0;
+    while i + name.len() <= body.len() {
+        let here = body[i..i + name.len()] == name[..]
+            && (i == 0 || !is_ident(body[i - 1]))
+            && body.get(i + name.len()).is_none_or(|&c| !is_ident(c));
+        if !here {
+            i += 1;
+            continue;
+        }
+        let before = body[..i].iter().rev().find(|c| !c.is_whitespace()).copied();
+        if matches!(before, Some('.')) || body[..i].ends_with(&['-', '>']) {
+            // `s.p`, `s->p`: another name.
+            i += name.len();
+            continue;
+        }
+        out.used = true;
+        all_loads &= is_load(&body, i, name.len());
+        let after_at = skip_ws(&body, i + name.len());
+        let after: String = body[after_at..(after_at + 2).min(body.len())].iter().collect();
+        let tested_after = after.starts_with("==")
+            || after.starts_with("!=")
+            || after.starts_with("&&")
+            || after.starts_with("||")
+            || after.starts_with('?')
+            || after.starts_with(')') && matches!(before, Some('(')) && {
+                // `if (p)`, `while (p)`: the parenthesis follows a keyword.
+                let upto: String = body[..i].iter().collect();
+                let upto = upto.trim_end().trim_end_matches('(').trim_end();
+                upto.ends_with("if") || upto.ends_with("while")
+            };
+        let tested_before = matches!(before, Some('!'))
+            || body[..i].iter().collect::<String>().trim_end().ends_with("&&")
+            || body[..i].iter().collect::<String>().trim_end().ends_with("||");
+        out.null_tested |= tested_after || tested_before;
+        i += name.len();
+    }
+    out.loads_only = out.used && all_loads;
+    out
+}
+
 fn param_written(sig: &KernelSig, param: &KernelParam) -> bool {
     if !(param.is_pointer() || param.reference) || param.is_const {
         return false;
@@ -126,6 +197,12 @@ fn param_written(sig: &KernelSig, param: &KernelParam) -> bool {
             && body.get(i + name.len()).is_none_or(|&c| !is_ident(c));
         if !here {
             i += 1;
+            continue;
+        }
+        // `threadIdx.x`, `s->x`: a member of that name, not the parameter.
+        let before = body[..i].iter().rev().find(|c| !c.is_whitespace());
+        if matches!(before, Some('.')) || body[..i].ends_with(&['-', '>']) {
+            i += name.len();
             continue;
         }
         if !is_load(&body, i, name.len()) {
@@ -204,6 +281,30 @@ fn skip_ws(body: &[char], mut i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parameter_uses_say_loads_and_null_tests() {
+        let src = r#"
+            __global__ void k(const float* a, float* bias, float* out, float* unused, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) out[i] = a[i] + (bias != nullptr ? bias[i] : 0.0f);
+            }
+            __global__ void g(float* opt, float* x) {
+                if (opt) opt[0] = 1.0f;
+                x[0] = 2.0f;
+            }
+        "#;
+        let k = kernel_param_uses(src, "k").unwrap();
+        assert!(k[0].loads_only && !k[0].null_tested);
+        assert!(k[1].null_tested);
+        assert!(k[2].used && !k[2].loads_only && !k[2].null_tested);
+        assert!(!k[3].used);
+        let g = kernel_param_uses(src, "g").unwrap();
+        // `threadIdx.x` is not a use of a parameter named `x`.
+        let axpy = "__global__ void axpy(float a, float* x, float* y) { y[threadIdx.x] = a * x[threadIdx.x]; }";
+        assert_eq!(kernel_writes(axpy, "axpy"), Some(vec![false, false, true]));
+        assert!(g[0].null_tested && !g[1].null_tested && !g[1].loads_only);
+    }
 
     #[test]
     fn const_and_load_only_parameters_are_read_only() {

@@ -105,6 +105,8 @@ pub fn first_per_mistake<S: Copy + Eq + std::hash::Hash, K: Eq + std::hash::Hash
         &crate::lints::missing_sync::MISSING_SYNC,
         &crate::lints::write_combined_host_read::WRITE_COMBINED_HOST_READ,
         &crate::lints::managed_concurrent_access::MANAGED_CONCURRENT_ACCESS,
+        // Memory nothing wrote: one missing upload, however many reads meet it.
+        &crate::lints::uninitialized_device_read::UNINITIALIZED_DEVICE_READ,
         // Two mappings used by unordered work: one missing order between the streams, however
         // many launches (a loop's next round) meet it again.
         &crate::lints::unfenced_vmm_alias::UNFENCED_VMM_ALIAS,

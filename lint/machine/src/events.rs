@@ -61,9 +61,56 @@ pub enum Event<'e, S> {
     Dealloc { regions: &'e LocSet, by: Allocator },
     /// Host memory is unregistered (`cuMemHostUnregister`), before the machine unregisters it.
     Unregister { regions: &'e LocSet },
+    /// A copy, a memset or a kernel will dereference the memory an argument names (`regions`):
+    /// `role` says how. `bytes`: how many bytes from the start of that memory, where the
+    /// count is known and the argument names the start of its memory (`p`, `v.data()`, `&x`,
+    /// an array), not a place inside it.
+    Deref {
+        regions: &'e LocSet,
+        role: DerefRole,
+        bytes: Option<u64>,
+    },
+    /// A function ends and its locals with it (`program_end`: `main` returns, and every
+    /// allocation with it): `lost` are the allocations nothing holds any longer (no variable
+    /// of a caller, no object, no returned value; not handed to code the analysis cannot see).
+    ScopeExit { lost: &'e LocSet, program_end: bool },
     /// Memory is mapped at the VMM mappings `views` (`cuMemMap`), before the machine marks them
     /// mapped.
     Map { views: &'e LocSet },
+}
+
+/// How a [`Event::Deref`] uses its memory.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DerefRole {
+    /// The destination of a copy.
+    CopyDestination,
+    /// The source of a copy.
+    CopySource,
+    /// The destination of a memset.
+    MemsetDestination,
+    /// A kernel argument whose parameter the kernel's source only loads through.
+    KernelReads,
+    /// A kernel argument whose parameter the kernel's source may write through (or use
+    /// otherwise), never testing it against null.
+    KernelUses,
+}
+
+impl DerefRole {
+    /// "the destination of this copy", for diagnostics.
+    pub fn describe(self) -> &'static str {
+        match self {
+            DerefRole::CopyDestination => "the destination of this copy",
+            DerefRole::CopySource => "the source of this copy",
+            DerefRole::MemsetDestination => "the destination of this memset",
+            DerefRole::KernelReads => "an argument this kernel reads through",
+            DerefRole::KernelUses => "an argument this kernel dereferences",
+        }
+    }
+
+    /// Whether the memory is read (a copy's source, a kernel's loads).
+    pub fn reads(self) -> bool {
+        matches!(self, DerefRole::CopySource | DerefRole::KernelReads)
+    }
 }
 
 /// What is known of a launched kernel's fencing (`fence.proxy.alias`), when it does not fence.

@@ -373,6 +373,100 @@ impl Machine {
         st.finish(&users);
     }
 
+    /// An allocation is made (again, in a loop: a new one): it is not released, and, where
+    /// `uninitialized` (`cudaMalloc`, `cuMemAlloc`: "the memory is not cleared"), not written.
+    /// `owned`: the program must release it (not a module's variable, not a container's).
+    pub fn allocated<X: Ext>(&self, st: &mut State<X>, root: Loc, uninitialized: bool, owned: bool) {
+        if owned {
+            st.unreleased_must.insert(root);
+        } else {
+            st.unreleased_must.remove(root);
+        }
+        if uninitialized {
+            st.unwritten_must.insert(root);
+        } else {
+            st.unwritten_must.remove(root);
+        }
+        st.unread_output.remove(&root);
+    }
+
+    /// Memory is released (`cudaFree`, `free`, a destructor's release): what was known of
+    /// its contents ends with it.
+    pub fn released<X: Ext>(&self, st: &mut State<X>, data: &LocSet, regions: &dyn Regions) {
+        for l in data.iter() {
+            let root = regions.root(l);
+            st.unreleased_must.remove(root);
+            st.unwritten_must.remove(root);
+            st.unread_output.remove(&root);
+        }
+    }
+
+    /// Allocations whose call failed (the branch of `if (cudaMalloc(..) != cudaSuccess)`):
+    /// nothing was made, nothing is to be released.
+    pub fn allocation_failed<X: Ext>(&self, st: &mut State<X>, roots: &LocSet) {
+        st.unreleased_must.subtract(roots);
+        st.unwritten_must.subtract(roots);
+        for r in roots.iter() {
+            st.unread_output.remove(&r);
+        }
+    }
+
+    /// Every allocation is released (`cudaDeviceReset`, `cuCtxDestroy`).
+    pub fn released_all<X: Ext>(&self, st: &mut State<X>) {
+        st.unreleased_must = LocSet::new();
+        st.unwritten_must = LocSet::new();
+        st.unread_output.clear();
+    }
+
+    /// Memory is handed to code the analysis cannot see (a library call, a function not in
+    /// the program): it may write it, read it and release it.
+    pub fn handed_over<X: Ext>(&self, st: &mut State<X>, data: &LocSet, regions: &dyn Regions) {
+        self.released(st, data, regions);
+    }
+
+    /// The host reads or writes memory directly (managed memory, host memory).
+    pub fn host_touched<X: Ext>(&self, st: &mut State<X>, data: &LocSet, write: bool, regions: &dyn Regions) {
+        for l in data.iter() {
+            let root = regions.root(l);
+            if write {
+                st.unwritten_must.remove(root);
+            } else {
+                st.unread_output.remove(&root);
+            }
+        }
+    }
+
+    /// What a started operation does to the contents of memory, this time (`reads` and
+    /// `writes` are what its arguments name now, not everything its site ever used; `writes`
+    /// one set per argument written through): what it may write is written; what it reads is
+    /// read, an earlier round of itself included; and where a kernel surely writes one
+    /// allocation (an argument names only that one), that allocation holds its output until
+    /// something reads it.
+    pub fn contents_used<X: Ext>(
+        &self,
+        st: &mut State<X>,
+        op: OpId,
+        reads: &LocSet,
+        writes: &[LocSet],
+        regions: &dyn Regions,
+    ) {
+        for l in reads.iter() {
+            st.unread_output.remove(&regions.root(l));
+        }
+        let output = self.op(op).kind == OpKind::Launch && !self.op(op).writes_unseen;
+        for arg in writes {
+            let roots: LocSet = arg.iter().map(|l| regions.root(l)).collect();
+            for root in roots.iter() {
+                st.unwritten_must.remove(root);
+                if output && roots.len() == 1 && !regions.one_of_many(root) {
+                    st.unread_output.insert(root, op);
+                } else {
+                    st.unread_output.remove(&root);
+                }
+            }
+        }
+    }
+
     /// Page-lock host memory in place (`cuMemHostRegister`).
     pub fn register_in_place<X: Ext>(&self, st: &mut State<X>, roots: &LocSet) {
         st.registered_may.union_with(roots);

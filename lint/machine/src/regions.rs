@@ -74,6 +74,15 @@ pub trait Regions {
     fn allocator(&self, _l: Loc) -> Option<crate::Allocator> {
         None
     }
+    /// How many bytes the allocation `l` holds, where its size is known (`cudaMalloc(&p, n)`
+    /// with `n` a constant, an array, a scalar); `None` for a part of one, or unknown.
+    fn bytes(&self, _l: Loc) -> Option<u64> {
+        None
+    }
+    /// Whether `l` stands for a null pointer (a pointer never given memory): it is no memory.
+    fn is_null(&self, _l: Loc) -> bool {
+        false
+    }
     /// The physical allocations the VMM mapping `mapping` (see [`Regions::mapping`]) maps;
     /// `None` when not known (a mapping from a parameter), which pairs it with nothing.
     fn physical(&self, mapping: Loc) -> Option<LocSet>;

@@ -65,6 +65,17 @@ impl<T: Id> IdSet<T> {
         }
     }
 
+    /// Removes; true if it was there.
+    pub fn remove(&mut self, item: T) -> bool {
+        match self.items.binary_search(&item.index()) {
+            Ok(pos) => {
+                self.items.remove(pos);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
     /// Adds every item of `other`; true if anything was added.
     pub fn union_with(&mut self, other: &Self) -> bool {
         if other.items.iter().all(|i| self.items.binary_search(i).is_ok()) {

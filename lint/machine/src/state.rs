@@ -61,6 +61,15 @@ pub struct State<X = ()> {
     /// that loop: they use other elements than the current one (on every path). Dropped when
     /// the loop is left (by the front end).
     pub items_apart: BTreeMap<Loc, OpSet>,
+    /// Device memory allocated with unspecified contents (`cudaMalloc`: "the memory is not
+    /// cleared") that nothing may have written since, on every path (allocations).
+    pub unwritten_must: LocSet,
+    /// Allocations made and not released since, nor handed to code the analysis cannot see,
+    /// on every path.
+    pub unreleased_must: LocSet,
+    /// Memory a kernel wrote (the kernel's own launch, by allocation) that nothing may have
+    /// read since, on every path with the same launch.
+    pub unread_output: BTreeMap<Loc, OpId>,
     /// The API families' own state.
     pub ext: X,
 }
@@ -109,6 +118,12 @@ impl<X: Ext> State<X> {
         changed |= self.mapped_may.union_with(&other.mapped_may);
         changed |= intersect_changed(&mut self.access_must, &other.access_must);
         changed |= self.access_may.union_with(&other.access_may);
+        changed |= intersect_changed(&mut self.unwritten_must, &other.unwritten_must);
+        changed |= intersect_changed(&mut self.unreleased_must, &other.unreleased_must);
+        let before = self.unread_output.len();
+        self.unread_output
+            .retain(|root, op| other.unread_output.get(root) == Some(op));
+        changed |= self.unread_output.len() != before;
         changed |= self.ext.join(&other.ext);
         changed
     }

@@ -35,6 +35,8 @@ fn effect(e: c::Effect) -> Option<Vec<Effect>> {
     };
     Some(match e {
         c::Effect::NoAccess => vec![NoAccess],
+        // Sizes and releases of every allocation: nothing the Rust front end follows yet.
+        c::Effect::Holds { .. } | c::Effect::Covers { .. } | c::Effect::ReleasesAll => vec![],
         c::Effect::AllocOut { out, kind, by } => vec![
             NewOut {
                 out: a(out),

@@ -229,8 +229,24 @@ lints! {
     mismatched_free: MISMATCHED_FREE,
     managed_concurrent_access: MANAGED_CONCURRENT_ACCESS,
     memcpy_kind_mismatch: MEMCPY_KIND_MISMATCH,
+    copy_out_of_bounds: COPY_OUT_OF_BOUNDS,
+    unallocated_pointer: UNALLOCATED_POINTER,
+    uninitialized_device_read: UNINITIALIZED_DEVICE_READ,
+    unread_kernel_output: UNREAD_KERNEL_OUTPUT,
+    device_memory_leak: DEVICE_MEMORY_LEAK,
     unverified: UNVERIFIED,
 }
+
+/// The lints the Rust front end does not report yet: issue 19's copy checks and leak, which
+/// only the C++ front end turns code into the events of (`Event::Deref`, `Event::ScopeExit`,
+/// allocation sizes). Their tests and examples are C++ ones until it does.
+pub const NOT_IN_RUST_YET: &[&str] = &[
+    "copy_out_of_bounds",
+    "unallocated_pointer",
+    "uninitialized_device_read",
+    "unread_kernel_output",
+    "device_memory_leak",
+];
 
 /// A lint by name; `name` may carry the `cuda_lint::` prefix, dashes or capitals.
 pub fn find(name: &str) -> Option<&'static LintMeta> {

@@ -1,0 +1,53 @@
+// case: a dot product whose per-block partial sums are written by a kernel, but the readback copies from d_x instead of d_partials, so the partials are freed without being read.
+// expect: unread_kernel_output=1
+#include <cuda_runtime.h>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CUDA_CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
+    std::fprintf(stderr, "%s (%s:%d)\n", cudaGetErrorString(e), __FILE__, __LINE__); std::exit(1); } } while (0)
+
+#define N (1 << 22)
+#define THREADS 256
+#define BLOCKS 240
+
+__global__ void dot_partial(const float* x, const float* y, float* partial, int n)
+{
+    __shared__ float cache[THREADS];
+    float t = 0.f;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        t += x[i] * y[i];
+    cache[threadIdx.x] = t;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) cache[threadIdx.x] += cache[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) partial[blockIdx.x] = cache[0];
+}
+
+int main()
+{
+    std::vector<float> x(N, 0.5f), y(N, 2.0f), partial(BLOCKS);
+
+    float *d_x, *d_y, *d_partials;
+    CUDA_CHECK(cudaMalloc(&d_x, N * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&d_y, N * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&d_partials, BLOCKS * sizeof(float)));
+    CUDA_CHECK(cudaMemcpy(d_x, x.data(), N * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_y, y.data(), N * sizeof(float), cudaMemcpyHostToDevice));
+
+    dot_partial<<<BLOCKS, THREADS>>>(d_x, d_y, d_partials, N);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaMemcpy(partial.data(), d_x, BLOCKS * sizeof(float), cudaMemcpyDeviceToHost));
+
+    double dot = 0.0;
+    for (int b = 0; b < BLOCKS; ++b) dot += partial[b];
+    std::printf("dot = %f (expected %f)\n", dot, double(N));
+
+    CUDA_CHECK(cudaFree(d_x));
+    CUDA_CHECK(cudaFree(d_y));
+    CUDA_CHECK(cudaFree(d_partials)); // EXPECT: unread_kernel_output
+    return 0;
+}

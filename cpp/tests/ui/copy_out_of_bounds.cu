@@ -1,0 +1,89 @@
+// copy_out_of_bounds: a copy or memset larger than the memory it writes or reads, both sizes known.
+#include <cuda_runtime.h>
+#include <cuda.h>
+#include <stdlib.h>
+
+#define N 1024
+#define C 256
+constexpr int kRows = 64;
+
+void fires_copy_in_of_twice_the_array(const float* h) {
+    float* d;
+    cudaMalloc(&d, N * sizeof(float));
+    cudaMemcpy(d, h, 2 * N * sizeof(float), cudaMemcpyHostToDevice); //~ copy_out_of_bounds
+    cudaFree(d);
+}
+
+void fires_matrix_into_a_vector_buffer() {
+    float* h = (float*)malloc(C * C * sizeof(float));
+    float* d;
+    cudaMalloc(&d, C * sizeof(float));
+    cudaMemcpy(d, h, C * C * sizeof(float), cudaMemcpyHostToDevice); //~ copy_out_of_bounds
+    cudaFree(d);
+    free(h);
+}
+
+void fires_copy_out_into_a_smaller_host_buffer(const float* d) {
+    float* h = (float*)malloc(kRows * sizeof(float));
+    cudaMemcpy(h, d, kRows * 4 * sizeof(float), cudaMemcpyDeviceToHost); //~ copy_out_of_bounds
+    free(h);
+}
+
+void fires_memset_past_the_end() {
+    int* d;
+    cudaMalloc(&d, N * sizeof(int));
+    cudaMemset(d, 0, (N + 1) * sizeof(int)); //~ copy_out_of_bounds
+    cudaFree(d);
+}
+
+void fires_driver_memset_counts_words() {
+    CUdeviceptr d;
+    cuMemAlloc(&d, N);
+    cuMemsetD32(d, 0, N); //~ copy_out_of_bounds
+    cuMemFree(d);
+}
+
+void fires_calloc_elements_times_size(const float* d) {
+    float* h = (float*)calloc(N, sizeof(float));
+    cudaMemcpy(h, d, N * sizeof(double), cudaMemcpyDeviceToHost); //~ copy_out_of_bounds
+    free(h);
+}
+
+void ok_exact_size(const float* h) {
+    float* d;
+    cudaMalloc(&d, N * sizeof(float));
+    cudaMemcpy(d, h, N * sizeof(float), cudaMemcpyHostToDevice);
+    cudaFree(d);
+}
+
+void ok_smaller_count(const float* h) {
+    float* d;
+    cudaMalloc(&d, N * sizeof(float));
+    cudaMemcpy(d, h, N / 2 * sizeof(float), cudaMemcpyHostToDevice);
+    cudaFree(d);
+}
+
+void ok_runtime_count(const float* h, size_t n) {
+    float* d;
+    cudaMalloc(&d, N * sizeof(float));
+    cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice);
+    cudaFree(d);
+}
+
+void ok_offset_is_not_judged(const float* h) {
+    float* d;
+    cudaMalloc(&d, 2 * N * sizeof(float));
+    cudaMemcpy(d + N, h, N * sizeof(float), cudaMemcpyHostToDevice);
+    cudaFree(d);
+}
+
+void ok_parameter_of_unknown_size(float* d, const float* h) {
+    cudaMemcpy(d, h, 1 << 30, cudaMemcpyHostToDevice);
+}
+
+void ok_driver_memset_in_words(CUdeviceptr unused) {
+    CUdeviceptr d;
+    cuMemAlloc(&d, N * 4);
+    cuMemsetD32(d, 0, N);
+    cuMemFree(d);
+}
