@@ -342,6 +342,9 @@ pub struct FileAnalysis<'s, 't> {
     roots: Option<Vec<(usize, usize)>>,
     /// Set while [`Self::construct_any`] runs constructors on an object nothing says of.
     constructing: u32,
+    /// Set while a size is computed when a part of it is an estimate (a struct's members counted
+    /// as 8 bytes each, a scalar of unknown type): see [`Self::exact_byte_count`].
+    estimated: std::cell::Cell<bool>,
     /// Whether the function analysed on its own is `main` (its end is the program's).
     root_is_main: bool,
     /// Its parameters that are references to pointers (`float*& p`): the caller's.
@@ -392,6 +395,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             checking_release: false,
             constructing: 0,
             root_is_main: false,
+            estimated: std::cell::Cell::new(false),
             root_out_params: Vec::new(),
             changed_names: None,
             constants: HashMap::new(),
@@ -1456,6 +1460,31 @@ pub(crate) fn const_bytes_with(text: &str, resolve: &dyn Fn(&str) -> Option<u64>
         ("uint64_t", 8),
         ("size_t", 8),
         ("double", 8),
+        // CUDA's vector types (`vector_types.h`).
+        ("char2", 2),
+        ("uchar2", 2),
+        ("char4", 4),
+        ("uchar4", 4),
+        ("short2", 4),
+        ("ushort2", 4),
+        ("short4", 8),
+        ("ushort4", 8),
+        ("__half2", 4),
+        ("half2", 4),
+        ("int2", 8),
+        ("uint2", 8),
+        ("int3", 12),
+        ("uint3", 12),
+        ("int4", 16),
+        ("uint4", 16),
+        ("float2", 8),
+        ("float3", 12),
+        ("float4", 16),
+        ("double2", 16),
+        ("double3", 24),
+        ("double4", 32),
+        ("long2", 16),
+        ("longlong2", 16),
     ];
     fn sum(s: &str, r: &dyn Fn(&str) -> Option<u64>) -> Option<u64> {
         let (mut depth, mut at) = (0i32, None);

@@ -243,11 +243,25 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let covers: Option<u64> = effects.iter().find_map(|e| match *e {
             Effect::Covers { count, unit } => args
                 .get(count)
-                .and_then(|c| self.byte_count(self.text(*c)))
+                .and_then(|c| self.exact_byte_count(self.text(*c)))
                 .map(|b| b.saturating_mul(u64::from(unit))),
             _ => None,
         });
         let starts: Vec<bool> = args.iter().map(|a| self.names_start(*a)).collect();
+        // `&loss` of a local `float loss;`: one object, of its type's size.
+        if covers.is_some() {
+            for (a, v) in args.iter().zip(vals) {
+                let exact = self.exact_object_bytes(*a);
+                if let Some(b) = exact {
+                    for l in self.memory(v).iter() {
+                        let info = &mut self.locs[l.0 as usize];
+                        if info.bytes.is_none() && info.parent.is_none() && !info.allocated {
+                            info.bytes = Some(b);
+                        }
+                    }
+                }
+            }
+        }
         let from_start = |i: usize| covers.filter(|_| starts.get(i).copied().unwrap_or(false));
         // The memory the call made, for the effects that describe it.
         let mut made: Option<Loc> = None;
@@ -278,7 +292,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     ret.insert(l);
                 }
                 Effect::Holds { bytes, times } => {
-                    let size = |i: usize| args.get(i).and_then(|a| self.byte_count(self.text(*a)));
+                    let size = |i: usize| args.get(i).and_then(|a| self.exact_byte_count(self.text(*a)));
                     let total = match times {
                         Some(t) => size(bytes).zip(size(t)).map(|(a, b)| a.saturating_mul(b)),
                         None => size(bytes),

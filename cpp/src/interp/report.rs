@@ -31,33 +31,40 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     /// The function analysed on its own ends at `at` (a `return` of `returned`, or its body's
-    /// end): the allocations nothing holds any longer are lost: no object's field (at the
-    /// program's end, the file's variables end too), not the returned value.
+    /// end): the allocations its variables held, and nothing else holds, are lost: no object's
+    /// field (at the program's end, the file's variables end too), not the returned value.
     pub(super) fn scope_exit(&mut self, at: Node<'t>, returned: &LocSet, flow: &mut Flow) {
         if flow.m.unreleased_must.is_empty() {
             return;
         }
         let program_end = self.root_is_main;
+        // What the function's own variables hold (at the program's end, the file's variables
+        // too): what may be lost. Memory stored where the analysis does not follow is not.
+        let mut local = LocSet::new();
         let mut held = returned.clone();
-        // What was stored through an out-parameter (`*p = ..`) is the caller's.
         for (name, v) in &flow.vars {
+            // What was stored through an out-parameter (`*p = ..`) is the caller's.
             if name.starts_with('*') || self.root_out_params.contains(name) {
                 held.union_with(v);
+            } else {
+                local.union_with(v);
             }
         }
         for ((o, _), v) in &flow.fields {
             if program_end && *o == self.globals_obj {
-                continue;
+                local.union_with(v);
+            } else {
+                held.union_with(v);
             }
-            held.union_with(v);
         }
         let regions = self.regions();
-        let held_roots: LocSet = held.iter().map(|l| regions.root(l)).collect();
+        let roots = |set: &LocSet| -> LocSet { set.iter().map(|l| regions.root(l)).collect() };
+        let (local, held) = (roots(&local), roots(&held));
         let lost: LocSet = flow
             .m
             .unreleased_must
             .iter()
-            .filter(|r| !held_roots.contains(*r))
+            .filter(|r| local.contains(*r) && !held.contains(*r))
             .collect();
         if lost.is_empty() {
             return;

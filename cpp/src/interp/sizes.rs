@@ -78,6 +78,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.byte_count_at(text, 0)
     }
 
+    /// [`Self::byte_count`] where no part of it is an estimate (a struct's size is: its
+    /// members are each counted as at least 8 bytes): what a finding about sizes may rest on.
+    pub(super) fn exact_byte_count(&self, text: &str) -> Option<u64> {
+        self.estimated.set(false);
+        let n = self.byte_count_at(text, 0);
+        if self.estimated.replace(false) { None } else { n }
+    }
+
     fn byte_count_at(&self, text: &str, depth: u32) -> Option<u64> {
         if depth > MAX_SIZE_DEPTH {
             return None;
@@ -109,10 +117,26 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             let args = super::objects::template_args(resolved);
             return self.byte_count_at(args.get(1)?, depth + 1);
         }
-        let name = atom.trim().trim_start_matches("::");
+        // `size_t(BATCH)`, `static_cast<size_t>(n)`, `(size_t)n`: an integer conversion.
+        let atom = atom.trim();
+        for cast in ["size_t(", "int(", "unsigned(", "int64_t(", "uint64_t(", "long("] {
+            if let Some(inner) = atom.strip_prefix(cast).and_then(|i| i.strip_suffix(')')) {
+                return self.byte_count_at(inner, depth + 1);
+            }
+        }
+        if let Some(rest) = atom.strip_prefix("static_cast<")
+            && let Some((_, inner)) = rest.split_once(">(")
+            && let Some(inner) = inner.strip_suffix(')')
+        {
+            return self.byte_count_at(inner, depth + 1);
+        }
+        let name = atom.trim_start_matches("::");
         let name = name.rsplit("::").next().unwrap_or(name);
         let value = self.constants.get(name)?;
         let value = value.trim().trim_start_matches('{').trim_end_matches('}');
+        if let Some(n) = self.byte_count_at(value, depth + 1) {
+            return Some(n);
+        }
         // `static_cast<size_t>(256)`, `(size_t)256`.
         let value = value.rsplit(['(', '>']).next().unwrap_or(value).trim_end_matches(')');
         self.byte_count_at(value, depth + 1)
@@ -129,6 +153,74 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             return None;
         }
         Some(self.size_of(ty, 0).unwrap_or(8))
+    }
+
+    /// The exact bytes of the local object or array `&x` (or `x`, an array) names: its declared
+    /// type's size times its lengths, where nothing of it is an estimate.
+    pub(super) fn exact_object_bytes(&self, arg: Node<'_>) -> Option<u64> {
+        let text = arg.utf8_text(self.src.as_bytes()).ok()?.trim();
+        let name = text.strip_prefix('&').unwrap_or(text).trim();
+        let (ty, dims, pointer) = self.var_types.get(name)?;
+        if *pointer || self.container_kind_of(ty).is_some() {
+            return None;
+        }
+        if dims.is_empty() && !text.starts_with('&') {
+            return None;
+        }
+        self.estimated.set(false);
+        let n = self.size_of(name, 0);
+        if self.estimated.replace(false) { None } else { n }
+    }
+
+    /// The bytes a local array or container `name` of type `ty` holds, where they are fixed
+    /// and exact: `T a[N]`, `std::array<T, N>`, `std::vector<T> v(N)` (or `(N, x)`) that the
+    /// file never resizes (`v.resize`, `v.push_back`, `v.assign`...).
+    pub(super) fn fixed_bytes(&self, name: &str, ty: &str, array: bool, value: Option<Node<'_>>) -> Option<u64> {
+        self.estimated.set(false);
+        let n = if array
+            || self
+                .classes
+                .resolve(ty)
+                .trim_start_matches("std::")
+                .starts_with("array<")
+        {
+            self.size_of(name, 0)
+        } else if self
+            .classes
+            .resolve(ty)
+            .trim_start_matches("std::")
+            .starts_with("vector<")
+        {
+            let grows = [
+                "resize(",
+                "push_back(",
+                "emplace_back(",
+                "assign(",
+                "insert(",
+                "reserve(",
+                "clear(",
+                "swap(",
+                "pop_back(",
+                "erase(",
+            ]
+            .iter()
+            .any(|m| self.src.contains(&format!("{name}.{m}")));
+            let moved = self.src.contains(&format!("{name} = ")) || self.src.contains(&format!("{name}="));
+            let value = value.filter(|v| v.kind() == "argument_list")?;
+            let mut c = value.walk();
+            let args: Vec<Node<'_>> = value.named_children(&mut c).collect();
+            if grows || moved || !(1..=2).contains(&args.len()) {
+                return None;
+            }
+            let t = super::objects::template_args(self.classes.resolve(ty))
+                .first()?
+                .to_string();
+            let count = self.byte_count(args[0].utf8_text(self.src.as_bytes()).ok()?)?;
+            self.size_of(&t, 0)?.checked_mul(count)
+        } else {
+            None
+        };
+        if self.estimated.replace(false) { None } else { n }
     }
 
     /// `sizeof` of a type or a variable the file declares: a scalar, a pointer, an array of
@@ -187,6 +279,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
         // A struct or class the file defines.
         let class = self.classes.class_of(what)?;
+        self.estimated.set(true);
         let info = self.classes.by_name.get(class)?;
         let mut total = 0u64;
         for m in &info.members {

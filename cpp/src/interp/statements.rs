@@ -67,6 +67,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 if let Some(c) = cond {
                     self.failed_branch(c, &direct, true, flow);
                     self.failed_branch(c, &direct, false, &mut other);
+                    self.null_branch(c, true, flow);
+                    self.null_branch(c, false, &mut other);
                 }
                 if let Some(then) = n.field("consequence") {
                     self.statement(then, flow);
@@ -154,6 +156,53 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.depth -= 1;
     }
 
+    /// On the branch of `if (p)`, `if (!p)`, `if (p != nullptr)`, `if (p == NULL)` where the
+    /// pointer `p` is null: what it may hold was never allocated there (`if (d) cudaFree(d);`
+    /// leaves nothing behind when `d` is null).
+    pub(super) fn null_branch(&self, cond: Node<'t>, taken: bool, flow: &mut Flow) {
+        let mut c = cond;
+        while matches!(c.kind(), "parenthesized_expression" | "condition_clause") {
+            let Some(inner) = c.named_child(0) else { return };
+            c = inner;
+        }
+        let (var, null_when_taken) = match c.kind() {
+            "identifier" => (c, false),
+            "unary_expression" if self.text(c).trim_start().starts_with('!') => {
+                match c.field("argument").filter(|a| a.kind() == "identifier") {
+                    Some(a) => (a, true),
+                    None => return,
+                }
+            }
+            "binary_expression" => {
+                let (Some(l), Some(r), Some(op)) = (c.field("left"), c.field("right"), c.field("operator")) else {
+                    return;
+                };
+                if l.kind() != "identifier" || !matches!(self.text(r).trim(), "NULL" | "nullptr" | "0") {
+                    return;
+                }
+                match self.text(op) {
+                    "!=" => (l, false),
+                    "==" => (l, true),
+                    _ => return,
+                }
+            }
+            _ => return,
+        };
+        if taken != null_when_taken {
+            return;
+        }
+        let name = self.text(var);
+        let vals = match flow.vars.get(name) {
+            Some(v) => v.clone(),
+            None => match self.global_objects(name, flow) {
+                Some(g) => self.field_value(&g, name, flow),
+                None => return,
+            },
+        };
+        let mem = self.memory(&vals);
+        self.machine.allocation_failed(&mut flow.m, &mem);
+    }
+
     /// An `if` or a `switch` on a plain variable, run on one partition: the way its facts say, or
     /// split into a partition per way, each knowing which it took. `None`: not such a branch.
     pub(super) fn branch(&mut self, n: Node<'t>, flow: &mut Flow) -> Option<Vec<Flow>> {
@@ -202,6 +251,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         part.facts.insert(test.var.clone(), fact);
                     }
                     self.failed_branch(cond, &direct, taken, &mut part);
+                    self.null_branch(cond, taken, &mut part);
                     let body = if taken { then } else { alt };
                     if let Some(b) = body {
                         self.statement(b, &mut part);
@@ -674,6 +724,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 let l = self.container(declarator, container.unwrap_or(MemKind::Pageable), &name);
                 if let Some(v) = value {
                     self.expr(v, flow, false);
+                }
+                if self.locs[l.0 as usize].bytes.is_none() {
+                    self.locs[l.0 as usize].bytes = self.fixed_bytes(&name, ty, is_array, value);
                 }
                 LocSet::single(l)
             } else if let Some(v) = value {
