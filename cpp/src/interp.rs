@@ -345,6 +345,9 @@ pub struct FileAnalysis<'s, 't> {
     /// Set while a size is computed when a part of it is an estimate (a struct's members counted
     /// as 8 bytes each, a scalar of unknown type): see [`Self::exact_byte_count`].
     estimated: std::cell::Cell<bool>,
+    /// The file's function-like macros left as written whose body returns (`CHECK_RET(call)`:
+    /// `if ((call) != cudaSuccess) return ..;`): a use returns where the call fails.
+    returning_macros: std::collections::HashSet<String>,
     /// Whether the function analysed on its own is `main` (its end is the program's).
     root_is_main: bool,
     /// Its parameters that are references to pointers (`float*& p`): the caller's.
@@ -395,6 +398,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             checking_release: false,
             constructing: 0,
             root_is_main: false,
+            returning_macros: std::collections::HashSet::new(),
             estimated: std::cell::Cell::new(false),
             root_out_params: Vec::new(),
             changed_names: None,
@@ -512,6 +516,18 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.collect_functions(root);
         self.globals = globals::collect(root, self.src, &self.excluded);
         self.changed_names = globals::changed_names(root, self.src, &self.excluded);
+        self.returning_macros = crate::macros::effectful_macros(self.src, &|_| true)
+            .into_iter()
+            .filter(|(_, m)| {
+                let body = m.body.as_str();
+                !m.params.is_empty()
+                    && body.contains("if")
+                    && body
+                        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                        .any(|w| w == "return")
+            })
+            .map(|(name, _)| name)
+            .collect();
         let mut stack = vec![root];
         let mut steps = 0usize;
         // The host functions analysed, as byte ranges: the scope of a finding.
@@ -853,6 +869,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         } else {
             return;
         };
+        self.undo_failed(&started, flow);
+    }
+
+    /// What calls that failed `started` did not do: their work is not running, their mappings
+    /// and allocations not made.
+    fn undo_failed(&self, started: &Started, flow: &mut Flow) {
         let ops: cuda_lint_machine::OpSet = started.ops.iter().copied().collect();
         flow.m.finish(&ops);
         for views in &started.mapped {

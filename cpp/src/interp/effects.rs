@@ -156,6 +156,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             };
         }
         let Some(effects) = api::effects(&name) else {
+            let mark = self.mark();
             let vals: Vec<LocSet> = args
                 .iter()
                 .map(|a| {
@@ -183,6 +184,15 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 && self.within_budget(n)
             {
                 return self.inline_lambda(n.start_byte() as u32, lname, lambda, &vals, flow);
+            }
+            // `CHECK_RET(cudaMemcpy(..))` of a macro that returns when the status is not a
+            // success: a path returns here, where the call failed and did nothing.
+            if self.returning_macros.contains(name.as_str()) && !args.is_empty() {
+                let mut failed = flow.clone();
+                let started = self.since(mark);
+                self.undo_failed(&started, &mut failed);
+                self.leave_function(n, None, &LocSet::new(), &mut failed);
+                return LocSet::new();
             }
             self.unseen_call(&args, &vals, flow);
             return LocSet::new();

@@ -112,20 +112,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     .named_child(0)
                     .filter(|e| e.kind() == "identifier")
                     .map(|e| self.text(e));
-                self.end_objects_on_return(n, keep, flow);
-                // Returning from the function analysed: its locals end.
-                if self.returns.is_empty() {
-                    self.scope_exit(n, &value, flow);
-                }
-                // Returning from a function run inline: the caller goes on from here.
-                if let Some((returned, ret)) = self.returns.last_mut() {
-                    ret.union_with(&value);
-                    match returned {
-                        Some(r) => r.join(flow),
-                        None => *returned = Some(flow.clone()),
-                    }
-                }
-                flow.dead = true;
+                self.leave_function(n, keep, &value, flow);
             }
             "break_statement" | "continue_statement" | "goto_statement" => {}
             // An exception leaves the function (and, uncaught here, its callers): no path goes
@@ -154,6 +141,24 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
         }
         self.depth -= 1;
+    }
+
+    /// The path returns at `at` with `value` (`keep`: the local object returned, which does not
+    /// end): the objects of the blocks it leaves end; the function analysed on its own ends
+    /// (its locals with it); a function run inline goes back to its caller.
+    pub(super) fn leave_function(&mut self, at: Node<'t>, keep: Option<&str>, value: &LocSet, flow: &mut Flow) {
+        self.end_objects_on_return(at, keep, flow);
+        if self.returns.is_empty() {
+            self.scope_exit(at, value, flow);
+        }
+        if let Some((returned, ret)) = self.returns.last_mut() {
+            ret.union_with(value);
+            match returned {
+                Some(r) => r.join(flow),
+                None => *returned = Some(flow.clone()),
+            }
+        }
+        flow.dead = true;
     }
 
     /// On the branch of `if (p)`, `if (!p)`, `if (p != nullptr)`, `if (p == NULL)` where the
@@ -443,6 +448,21 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     pub(super) fn looped(&mut self, n: Node<'t>, flow: &mut Flow) {
+        // `do { .. } while (0)`, a macro's statement: its body, once.
+        if n.kind() == "do_statement"
+            && n.field("condition").is_some_and(|c| {
+                matches!(
+                    self.text(c)
+                        .trim_matches(|ch: char| ch == '(' || ch == ')' || ch.is_whitespace()),
+                    "0" | "false"
+                )
+            })
+        {
+            if let Some(b) = n.field("body") {
+                self.statement(b, flow);
+            }
+            return;
+        }
         if let Some(init) = n.field("initializer") {
             if is_statement(init.kind()) {
                 self.statement(init, flow);
