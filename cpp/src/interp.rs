@@ -75,6 +75,9 @@ struct Flow {
     m: State,
     /// The path has returned.
     dead: bool,
+    /// The path is one where a CUDA call failed (`if (cudaMalloc(..) != cudaSuccess)`, a status
+    /// macro's return): at `main`, an error exit, whose leaks the process's end reclaims.
+    failing: bool,
     /// Streams capturing into a graph: work on them is recorded, not run.
     capturing: LocSet,
     /// What the branches taken say of plain variables (`if (isAsync)`, `case USE_PINNED:`),
@@ -232,6 +235,7 @@ impl Flow {
             self.objects.entry(k.clone()).or_insert(*v);
         }
         self.m.join(&other.m);
+        self.failing &= other.failing;
         self.capturing.union_with(&other.capturing);
         self.facts.retain(|k, v| other.facts.get(k) == Some(v));
     }
@@ -875,6 +879,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// What calls that failed `started` did not do: their work is not running, their mappings
     /// and allocations not made.
     fn undo_failed(&self, started: &Started, flow: &mut Flow) {
+        flow.failing = true;
         let ops: cuda_lint_machine::OpSet = started.ops.iter().copied().collect();
         flow.m.finish(&ops);
         for views in &started.mapped {

@@ -218,8 +218,37 @@ impl<'s, 't> FileAnalysis<'s, 't> {
 
     /// Applies a called function's effects to its arguments; returns what it returns.
     pub(super) fn apply(&mut self, n: Node<'t>, effects: &[Effect], args: &[Node<'t>], flow: &mut Flow) -> LocSet {
-        let vals: Vec<LocSet> = args.iter().map(|a| self.expr(*a, flow, false)).collect();
+        let vals: Vec<LocSet> = args
+            .iter()
+            .map(|a| {
+                let v = self.expr(*a, flow, false);
+                self.converted_to_stream(*a, flow).unwrap_or(v)
+            })
+            .collect();
         self.apply_values(n, effects, args, &vals, flow)
+    }
+
+    /// An object of a class with a conversion to a stream (`operator cudaStream_t() const {
+    /// return s_; }`, a RAII stream wrapper) given where a stream is taken: the stream the
+    /// conversion returns, the member it names. `None`: not such an object.
+    pub(super) fn converted_to_stream(&self, a: Node<'t>, flow: &Flow) -> Option<LocSet> {
+        let a = strip_casts(a, self.src)?;
+        if a.kind() != "identifier" {
+            return None;
+        }
+        let o = *flow.objects.get(self.text(a))?;
+        let class = self.object_class.get(&o)?;
+        let def = self.classes.lineage(class).into_iter().find_map(|(_, info)| {
+            info.methods
+                .iter()
+                .find(|(name, _)| name.starts_with("operator") && name.contains("Stream_t"))
+                .map(|(_, &d)| d)
+        })?;
+        let body = def.field("body")?;
+        let ret = find_kind(body, "return_statement")?.named_child(0)?;
+        let member = self.text(ret).trim().trim_start_matches("this->").to_string();
+        let v = self.field_value(&LocSet::single(o), &member, flow);
+        (!v.is_empty()).then_some(v)
     }
 
     /// [`Self::apply`] with the arguments' values known (`vals`).
@@ -720,6 +749,19 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
         if !mem.is_empty() {
             self.machine.handed_over(&mut flow.m, &mem, &self.regions());
+        }
+        // Given a stream or an event (`engine::flush(stream)`), it may wait for it: what was
+        // enqueued there may be done after the call, and nothing shows it is not.
+        let handles: LocSet = vals
+            .iter()
+            .flat_map(|v| v.iter())
+            .filter(|&l| {
+                self.locs[l.0 as usize].kind.is_none() && l != self.unknown && l != self.null && l != self.globals_obj
+            })
+            .collect();
+        if !handles.is_empty() {
+            self.machine.sync_streams(&mut flow.m, &handles);
+            self.machine.sync_events(&mut flow.m, &handles);
         }
         for a in args {
             let Some(x) = strip_casts(*a, self.src) else { continue };

@@ -132,6 +132,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         match stream_arg {
             Some(s) => {
                 let v = self.expr(s, flow, false);
+                let v = self.converted_to_stream(s, flow).unwrap_or(v);
                 self.streams_of(Some(s), &v)
             }
             None => LocSet::single(self.legacy),

@@ -267,6 +267,11 @@ fn read_class<'s, 't>(
                 }
             }
             "function_definition" => {
+                // `operator cudaStream_t() const { .. }`: a conversion, filed under its text.
+                if let Some(cast) = item.field("declarator").filter(|d| d.kind() == "operator_cast") {
+                    add_definition(class, class_name, cast, item, src);
+                    continue;
+                }
                 let Some(f) = item
                     .field("declarator")
                     .and_then(|d| find_kind(d, "function_declarator"))

@@ -38,6 +38,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             return;
         }
         let program_end = self.root_is_main;
+        // `main` giving up after a failed call: the process ends, and the device memory with it.
+        if program_end && flow.failing {
+            return;
+        }
         // What the function's own variables hold (at the program's end, the file's variables
         // too): what may be lost. Memory stored where the analysis does not follow is not.
         let mut local = LocSet::new();
