@@ -277,7 +277,7 @@ pub struct FileAnalysis<'s, 't> {
     /// The raw values of the arguments of the launch being made (null pointers included).
     launch_values: Vec<LocSet>,
     /// For the operation being enqueued: what it writes, one set per argument written through.
-    writes_per_arg: Option<Vec<LocSet>>,
+    writes_per_arg: Option<Vec<(LocSet, bool)>>,
     /// A value the analysis does not know (a call it cannot see returned it): kept beside what
     /// a variable may point to, so that a release is not judged where the memory may be another.
     unknown: Loc,

@@ -9,8 +9,23 @@ use std::path::{Path, PathBuf};
 
 type Expected = BTreeSet<(usize, String)>;
 
+/// The default levels, and a pedantic lint turned on in the files named after it
+/// (`tests/ui/unread_kernel_output.cu`), as `-W` would.
+fn settings(path: &Path) -> cuda_lint_cpp::Settings {
+    let mut settings = cuda_lint_cpp::Settings::default();
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = stem.trim_end_matches("_bug").trim_end_matches("_fixed");
+    if cuda_lint_machine::lints::find(stem).is_some_and(|l| l.default_level == cuda_lint_machine::Level::Allow) {
+        settings.levels = cuda_lint_cpp::Levels::from_flags(&["-W".to_string(), format!("cuda_lint::{stem}")]);
+    }
+    settings
+}
+
 fn found(path: &Path) -> Expected {
-    let report = cuda_lint_cpp::check_files(&[path.to_path_buf()]);
+    let report = cuda_lint_cpp::check_files_with(&[path.to_path_buf()], &settings(path));
     assert!(!report.not_analysed(), "{:?}", report.problems);
     report
         .findings
@@ -94,7 +109,7 @@ fn ui_files_render_as_their_stderr_files() {
         // Relative to the package, as a user's `cuda-lint check tests/ui` prints them.
         let rel = f.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap_or(&f);
         let rel = rel.to_path_buf();
-        let report = cuda_lint_cpp::check_files(std::slice::from_ref(&rel));
+        let report = cuda_lint_cpp::check_files_with(std::slice::from_ref(&rel), &settings(&rel));
         let got = cuda_lint_cpp::render_human(&report, false);
         let stderr = f.with_extension("stderr");
         if bless {
@@ -219,7 +234,7 @@ fn cpp_examples_report_their_own_lint_only() {
     // to show on a GPU).
     let shown = cuda_lint_machine::LINTS
         .iter()
-        .filter(|l| l.group != cuda_lint_machine::Group::Pedantic)
+        .filter(|l| l.name != "unverified")
         .count();
     assert_eq!(pairs, shown, "{failures:?}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));

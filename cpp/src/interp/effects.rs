@@ -149,11 +149,15 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 }
                 return elements;
             }
-            return if matches!(name.as_str(), "data" | "begin" | "get") {
-                object
-            } else {
-                LocSet::new()
-            };
+            if matches!(name.as_str(), "data" | "begin" | "get") {
+                return object;
+            }
+            // A method the analysis cannot see (`ep->alloc.alloc_fn(&block, n)`,
+            // `engine.flush(stream)`), given arguments: as any opaque call.
+            if !pushes && !args.is_empty() {
+                self.unseen_call(&args, &vals, flow);
+            }
+            return LocSet::new();
         }
         let Some(effects) = api::effects(&name) else {
             let mark = self.mark();
@@ -433,6 +437,26 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     // What the copy dereferences: its pointers as they are (a null one too).
                     // A symbol copy's symbol is a variable, not a pointer.
                     let symbol = n.field("function").is_some_and(|f| self.text(f).contains("Symbol"));
+                    // Pointers the source holds (`unique[i].d_out`, copied to a `__constant__`
+                    // array or a device struct) reach code the analysis does not follow.
+                    let mut held = self.reachable(&arg(src), flow);
+                    held.subtract(&arg(src));
+                    // A struct copied to a `__constant__`/`__device__` symbol
+                    // (`cudaMemcpyToSymbol(d_params, &params, ..)`): every kernel may use the
+                    // pointers any object holds.
+                    if symbol
+                        && args
+                            .get(src)
+                            .is_some_and(|a| self.text(*a).trim_start().starts_with('&'))
+                    {
+                        for v in flow.fields.values() {
+                            held.union_with(v);
+                        }
+                    }
+                    let held = self.memory(&held);
+                    if !held.is_empty() {
+                        self.machine.handed_over(&mut flow.m, &held, &self.regions());
+                    }
                     if !symbol {
                         let role = DerefRole::CopyDestination;
                         self.deref(n, &arg(dst), role, from_start(dst), flow);
@@ -743,18 +767,18 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// it is given a pointer variable or its address (`init(&d)`, `alloc(d)` taking a
     /// reference), give that variable memory.
     pub(super) fn unseen_call(&mut self, args: &[Node<'t>], vals: &[LocSet], flow: &mut Flow) {
-        let mut mem = LocSet::new();
-        for v in vals {
-            mem.union_with(&self.memory(v));
-        }
+        // The memory it is given, and what the objects it is given hold (`&outputs` of a struct
+        // whose fields point to buffers), a few levels deep.
+        let given: LocSet = vals.iter().flat_map(|v| v.iter()).collect();
+        let reach = self.reachable(&given, flow);
+        let mem = self.memory(&reach);
         if !mem.is_empty() {
             self.machine.handed_over(&mut flow.m, &mem, &self.regions());
         }
         // Given a stream or an event (`engine::flush(stream)`), it may wait for it: what was
         // enqueued there may be done after the call, and nothing shows it is not.
-        let handles: LocSet = vals
+        let handles: LocSet = reach
             .iter()
-            .flat_map(|v| v.iter())
             .filter(|&l| {
                 self.locs[l.0 as usize].kind.is_none() && l != self.unknown && l != self.null && l != self.globals_obj
             })
@@ -780,6 +804,24 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 *v = LocSet::single(self.unknown);
             }
         }
+    }
+
+    /// `vals` and what their fields and elements hold, three levels deep (not the file's
+    /// variables, which every function reaches).
+    pub(super) fn reachable(&self, vals: &LocSet, flow: &Flow) -> LocSet {
+        let mut reach = vals.clone();
+        for _ in 0..3 {
+            let more: LocSet = flow
+                .fields
+                .iter()
+                .filter(|((o, _), _)| reach.contains(*o) && *o != self.globals_obj)
+                .flat_map(|(_, v)| v.iter())
+                .collect();
+            if !reach.union_with(&more) {
+                break;
+            }
+        }
+        reach
     }
 
     /// The direction of a `cudaMemcpyDefault` copy from the kinds of its sides.
@@ -855,7 +897,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
         self.emit(n, Event::Enqueue { op }, flow);
         self.machine.start(&mut flow.m, op);
-        let writes_per_arg = writes_per_arg.unwrap_or_else(|| vec![writes.clone()]);
+        let writes_per_arg = writes_per_arg.unwrap_or_else(|| vec![(writes.clone(), false)]);
         self.machine
             .contents_used(&mut flow.m, op, reads, &writes_per_arg, &self.regions());
         self.started.ops.push(op);

@@ -282,15 +282,16 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             if let Some((r, w)) = &through_fields[i] {
                 reads.union_with(r);
                 writes.union_with(w);
-                per_arg.push(w.clone());
+                per_arg.push((w.clone(), false));
                 continue;
             }
             if written.as_ref().is_none_or(|w| w.get(i).copied().unwrap_or(true)) {
                 writes.union_with(s);
-                per_arg.push(s.clone());
+                let stores = param_uses.as_ref().and_then(|u| u.get(i)).is_some_and(|u| u.stores);
+                per_arg.push((s.clone(), stores));
             }
         }
-        per_arg.push(captured.1.clone());
+        per_arg.push((captured.1.clone(), false));
         reads.union_with(&captured.0);
         writes.union_with(&captured.1);
         // A kernel whose source is not in the file is taken to write every argument: assumed.

@@ -79,6 +79,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 let field = self.text(f).to_string();
                 self.name_new(value, &self.text(left).replace("this->", ""));
                 self.store_field(&objs, &field, value, flow);
+                // Stored where the analysis does not follow (a struct of a library's type):
+                // code it cannot see may reach the memory from there.
+                if objs.is_empty() {
+                    let mem = self.memory(value);
+                    self.machine.handed_over(&mut flow.m, &mem, &self.regions());
+                }
             }
             "subscript_expression" => {
                 let Some(arr) = left.field("argument") else {

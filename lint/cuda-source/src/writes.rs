@@ -116,6 +116,10 @@ pub struct ParamUse {
     /// The body tests it against null (`if (p)`, `p != nullptr`, `!p`, `p ? .. : ..`, `p &&`):
     /// an optional argument.
     pub null_tested: bool,
+    /// The body surely stores through it: `p[i] = ..`, `p[i] += ..`, `p[i]++`, `*p = ..`,
+    /// `atomicAdd(&p[i], ..)`, `atomicAdd(p, ..)` (what [`kernel_writes`] errs towards is not
+    /// enough: passed to a function, offset, copied).
+    pub stores: bool,
 }
 
 /// For each parameter of kernel `name` in `source`, how the body uses it; `None` when the
@@ -154,6 +158,7 @@ fn param_use(sig: &KernelSig, param: &KernelParam) -> ParamUse {
         }
         out.used = true;
         all_loads &= is_load(&body, i, name.len());
+        out.stores |= is_store(&body, i, name.len());
         let after_at = skip_ws(&body, i + name.len());
         let after: String = body[after_at..(after_at + 2).min(body.len())].iter().collect();
         let tested_after = after.starts_with("==")
@@ -175,6 +180,70 @@ fn param_use(sig: &KernelSig, param: &KernelParam) -> ParamUse {
     }
     out.loads_only = out.used && all_loads;
     out
+}
+
+/// Whether the use of the name at `at` (`len` characters) surely stores through it:
+/// `p[..] = ..` (or a compound assignment, `++`, `--`), `*p = ..`, or the address or the
+/// pointer given to an `atomic*` function.
+fn is_store(body: &[char], at: usize, len: usize) -> bool {
+    let before: String = body[..at]
+        .iter()
+        .rev()
+        .take(48)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let before = before.trim_end();
+    // `atomicAdd(&p[i], v)`, `atomicMax(p + i, v)`, `atomicOr(p, v)`.
+    let atomic = before
+        .strip_suffix('&')
+        .unwrap_or(before)
+        .trim_end()
+        .strip_suffix('(')
+        .is_some_and(|b| {
+            let word: String = b
+                .chars()
+                .rev()
+                .take_while(|c| is_ident(*c))
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            word.starts_with("atomic")
+        });
+    if atomic {
+        return true;
+    }
+    let mut j = skip_ws(body, at + len);
+    if body.get(j) == Some(&'[') {
+        let mut depth = 0;
+        while j < body.len() {
+            match body[j] {
+                '[' => depth += 1,
+                ']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+        if depth != 0 {
+            return false;
+        }
+        j += 1;
+    } else if !before.ends_with('*') {
+        return false;
+    }
+    let k = skip_ws(body, j);
+    let next: String = body[k..(k + 3).min(body.len())].iter().collect();
+    (next.starts_with('=') && !next.starts_with("=="))
+        || ["+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "++", "--", "<<=", ">>="]
+            .iter()
+            .any(|op| next.starts_with(op))
 }
 
 fn param_written(sig: &KernelSig, param: &KernelParam) -> bool {
@@ -300,6 +369,10 @@ mod tests {
         assert!(k[2].used && !k[2].loads_only && !k[2].null_tested);
         assert!(!k[3].used);
         let g = kernel_param_uses(src, "g").unwrap();
+        assert!(k[2].stores && !k[0].stores && g[0].stores && g[1].stores);
+        let helper = "__global__ void h(float* a, float* b, int* c) { dev_fn(a); b[0] = a[0]; atomicAdd(&c[1], 1); }";
+        let h = kernel_param_uses(helper, "h").unwrap();
+        assert!(!h[0].stores && h[1].stores && h[2].stores);
         // `threadIdx.x` is not a use of a parameter named `x`.
         let axpy = "__global__ void axpy(float a, float* x, float* y) { y[threadIdx.x] = a * x[threadIdx.x]; }";
         assert_eq!(kernel_writes(axpy, "axpy"), Some(vec![false, false, true]));

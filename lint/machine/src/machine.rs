@@ -438,27 +438,27 @@ impl Machine {
 
     /// What a started operation does to the contents of memory, this time (`reads` and
     /// `writes` are what its arguments name now, not everything its site ever used; `writes`
-    /// one set per argument written through): what it may write is written; what it reads is
-    /// read, an earlier round of itself included; and where a kernel surely writes one
-    /// allocation (an argument names only that one), that allocation holds its output until
-    /// something reads it.
+    /// one set per argument written through, with whether its source surely stores through
+    /// it): what it may write is written; what it reads is read, an earlier round of itself
+    /// included; and where a kernel surely stores into one allocation (an argument names only
+    /// that one), that allocation holds its output until something reads it.
     pub fn contents_used<X: Ext>(
         &self,
         st: &mut State<X>,
         op: OpId,
         reads: &LocSet,
-        writes: &[LocSet],
+        writes: &[(LocSet, bool)],
         regions: &dyn Regions,
     ) {
         for l in reads.iter() {
             st.unread_output.remove(&regions.root(l));
         }
-        let output = self.op(op).kind == OpKind::Launch && !self.op(op).writes_unseen;
-        for arg in writes {
+        let launch = self.op(op).kind == OpKind::Launch && !self.op(op).writes_unseen;
+        for (arg, stores) in writes {
             let roots: LocSet = arg.iter().map(|l| regions.root(l)).collect();
             for root in roots.iter() {
                 st.unwritten_must.remove(root);
-                if output && roots.len() == 1 && !regions.one_of_many(root) {
+                if launch && *stores && roots.len() == 1 && !regions.one_of_many(root) {
                     st.unread_output.insert(root, op);
                 } else {
                     st.unread_output.remove(&root);
