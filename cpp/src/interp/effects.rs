@@ -111,6 +111,17 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 .iter()
                 .filter(|l| self.locs[l.0 as usize].kind.is_some())
                 .collect();
+            // `v.push_back(Block{p, kind})`: what the entry is built of goes into the container,
+            // whose elements the analysis follows only as one (and not through aggregates).
+            if pushes {
+                let mut given = LocSet::new();
+                for a in &args {
+                    given.union_with(&self.mentioned_memory(*a, flow));
+                }
+                if !given.is_empty() {
+                    self.machine.handed_over(&mut flow.m, &given, &self.regions());
+                }
+            }
             // `v.push_back(p)`: a container's elements now include what `p` points to.
             if pushes
                 && let Some(last) = vals.last()
@@ -314,6 +325,23 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     let l = self.loc_at(n, "alloc", Some(kind), None, true);
                     self.locs[l.0 as usize].allocator = Some(by);
                     made = Some(l);
+                    // Made again (a loop's next round) into the variable that was the only
+                    // pointer to the memory made last time, which nothing released.
+                    if let Some(var) = args.get(out).and_then(|a| out_var(*a, self.src))
+                        && !self.reference_vars.contains(&var)
+                        && flow.m.unreleased().contains(l)
+                        && flow.vars.get(&var).is_some_and(|v| v.contains(l))
+                        && !flow.vars.iter().any(|(k, v)| *k != var && v.contains(l))
+                        && !flow.fields.values().any(|v| v.contains(l))
+                    {
+                        self.emit(
+                            n,
+                            Event::Reallocated {
+                                lost: &LocSet::single(l),
+                            },
+                            flow,
+                        );
+                    }
                     // An object made up for a method analysed on its own (`construct_any`) has a
                     // history no one knows: its memory may be written and released elsewhere.
                     let known = self.constructing == 0;
@@ -804,6 +832,27 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 *v = LocSet::single(self.unknown);
             }
         }
+    }
+
+    /// The memory the variables named in `n` hold (`Block{p, kind}`: `p`'s), bounded.
+    pub(super) fn mentioned_memory(&self, n: Node<'t>, flow: &Flow) -> LocSet {
+        let mut out = LocSet::new();
+        let mut stack = vec![n];
+        let mut steps = 0;
+        while let Some(x) = stack.pop() {
+            steps += 1;
+            if steps > 256 {
+                break;
+            }
+            if x.kind() == "identifier"
+                && let Some(v) = flow.vars.get(self.text(x))
+            {
+                out.union_with(&self.memory(v));
+            }
+            let mut c = x.walk();
+            stack.extend(x.named_children(&mut c));
+        }
+        out
     }
 
     /// `vals` and what their fields and elements hold, three levels deep (not the file's

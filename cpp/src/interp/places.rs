@@ -477,7 +477,18 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                             flow.facts.insert(name.clone(), Fact::Is(self.text(r).to_string()));
                         }
                         if op == "=" {
-                            let value = if right.is_empty() {
+                            // `d = nullptr;` of a local pointer (after its `cudaFree`): no memory
+                            // until something gives it some.
+                            let pointer = self
+                                .var_types
+                                .get(&name)
+                                .is_some_and(|(_, dims, pointer)| *pointer && dims.is_empty());
+                            let null = pointer
+                                && flow.vars.contains_key(&name)
+                                && n.field("right").is_some_and(|r| is_null(self.text(r)));
+                            let value = if null {
+                                LocSet::single(self.null)
+                            } else if right.is_empty() {
                                 LocSet::single(self.unknown)
                             } else {
                                 right.clone()

@@ -34,12 +34,18 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// end): the allocations its variables held, and nothing else holds, are lost: no object's
     /// field (at the program's end, the file's variables end too), not the returned value.
     pub(super) fn scope_exit(&mut self, at: Node<'t>, returned: &LocSet, flow: &mut Flow) {
-        if flow.m.unreleased_must.is_empty() {
+        let unreleased = flow.m.unreleased();
+        if unreleased.is_empty() {
             return;
         }
         let program_end = self.root_is_main;
-        // `main` giving up after a failed call: the process ends, and the device memory with it.
-        if program_end && flow.failing {
+        // `main` giving up after a failed call, or returning a failure status (`return 1;`,
+        // `return EXIT_FAILURE;`): the process ends, and the device memory with it.
+        let failure_status = at.kind() == "return_statement"
+            && at
+                .named_child(0)
+                .is_some_and(|v| !matches!(self.text(v).trim(), "0" | "EXIT_SUCCESS" | "0L"));
+        if program_end && (flow.failing || failure_status) {
             return;
         }
         // What the function's own variables hold (at the program's end, the file's variables
@@ -48,7 +54,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let mut held = returned.clone();
         for (name, v) in &flow.vars {
             // What was stored through an out-parameter (`*p = ..`) is the caller's.
-            if name.starts_with('*') || self.root_out_params.contains(name) {
+            if name.starts_with('*') || self.root_out_params.contains(name) || self.reference_vars.contains(name) {
                 held.union_with(v);
             } else {
                 local.union_with(v);
@@ -64,9 +70,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let regions = self.regions();
         let roots = |set: &LocSet| -> LocSet { set.iter().map(|l| regions.root(l)).collect() };
         let (local, held) = (roots(&local), roots(&held));
-        let lost: LocSet = flow
-            .m
-            .unreleased_must
+        let lost: LocSet = unreleased
             .iter()
             .filter(|r| local.contains(*r) && !held.contains(*r))
             .collect();

@@ -205,6 +205,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             },
         };
         let mem = self.memory(&vals);
+        if !mem.is_empty() {
+            // An allocation that gave nothing: an error path (at `main`, the process's end).
+            flow.failing = true;
+        }
         self.machine.allocation_failed(&mut flow.m, &mem);
     }
 
@@ -482,6 +486,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 && let Some(name) = declared_name(d, self.src)
             {
                 let elements = self.field_value(&range, ELEMENTS, flow);
+                if contains_kind(d, "reference_declarator") {
+                    self.reference_vars.insert(name.clone());
+                }
                 flow.vars.insert(name.clone(), elements);
                 flow.objects.remove(&name);
                 if contains_kind(d, "reference_declarator") && !range.is_empty() {
@@ -670,6 +677,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             let is_array = declarator_has(declarator, "array_declarator");
             let is_pointer = declarator_has(declarator, "pointer_declarator");
             let is_reference = declarator_has(declarator, "reference_declarator");
+            if is_reference {
+                self.reference_vars.insert(name.clone());
+            }
             self.var_types.insert(
                 name.clone(),
                 (written_ty, array_lengths(declarator, self.src), is_pointer),

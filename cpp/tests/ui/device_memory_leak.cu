@@ -85,10 +85,43 @@ void ok_raii_member() {
     cudaMemset(b.get(), 0, N * sizeof(float));
 }
 
+void fires_allocation_in_a_loop_without_a_free(const float* h, int batches) {
+    for (int b = 0; b < batches; ++b) {
+        float* d;
+        cudaMalloc(&d, N * sizeof(float)); //~ device_memory_leak
+        cudaMemcpy(d, h + b * N, N * sizeof(float), cudaMemcpyHostToDevice);
+    }
+}
+
+void ok_allocation_in_a_loop_freed_each_round(const float* h, int batches) {
+    for (int b = 0; b < batches; ++b) {
+        float* d;
+        cudaMalloc(&d, N * sizeof(float));
+        cudaMemcpy(d, h + b * N, N * sizeof(float), cudaMemcpyHostToDevice);
+        cudaFree(d);
+    }
+}
+
+int ok_main_style_failure_exit_is_the_process_end() {
+    float* d;
+    cudaMalloc(&d, N * sizeof(float));
+    if (cudaMemset(d, 0, N * sizeof(float)) != cudaSuccess) {
+        exit(1);
+    }
+    cudaFree(d);
+    return 0;
+}
+
 int* d_table;
 
-int main() {
+int main(int argc, char** argv) {
     cudaMalloc(&d_table, N * sizeof(int)); //~ device_memory_leak
+    float* early;
+    cudaMalloc(&early, N * sizeof(float));
+    if (argc > 3) {
+        return 1; // a failure exit: the process ends, nothing to report
+    }
+    cudaFree(early);
     float* scratch;
     alloc_out(&scratch);
     cudaMemset(d_table, 0, N * sizeof(int));

@@ -93,3 +93,22 @@ void ok_global_given_memory_by_a_helper() {
     cudaMemset(d_by_helper, 0, N * sizeof(float));
     cudaFree(d_by_helper);
 }
+
+void fires_pointer_reset_after_its_free(const float* h) {
+    float* d;
+    cudaMalloc(&d, N * sizeof(float));
+    cudaMemcpy(d, h, N * sizeof(float), cudaMemcpyHostToDevice);
+    cudaFree(d);
+    d = nullptr;
+    cudaMemcpy(d, h, N * sizeof(float), cudaMemcpyHostToDevice); //~ unallocated_pointer
+}
+
+void ok_reset_then_allocated_again(const float* h) {
+    float* d = nullptr;
+    cudaMalloc(&d, N * sizeof(float));
+    cudaFree(d);
+    d = nullptr;
+    cudaMalloc(&d, N * sizeof(float));
+    cudaMemcpy(d, h, N * sizeof(float), cudaMemcpyHostToDevice);
+    cudaFree(d);
+}

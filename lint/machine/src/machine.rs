@@ -378,10 +378,11 @@ impl Machine {
     /// `owned`: the program must release it (not a module's variable, not a container's).
     pub fn allocated<X: Ext>(&self, st: &mut State<X>, root: Loc, uninitialized: bool, owned: bool) {
         if owned {
-            st.unreleased_must.insert(root);
+            st.owned_may.insert(root);
         } else {
-            st.unreleased_must.remove(root);
+            st.owned_may.remove(root);
         }
+        st.released_may.remove(root);
         if uninitialized {
             st.unwritten_must.insert(root);
         } else {
@@ -395,7 +396,7 @@ impl Machine {
     pub fn released<X: Ext>(&self, st: &mut State<X>, data: &LocSet, regions: &dyn Regions) {
         for l in data.iter() {
             let root = regions.root(l);
-            st.unreleased_must.remove(root);
+            st.released_may.insert(root);
             st.unwritten_must.remove(root);
             st.unread_output.remove(&root);
         }
@@ -404,7 +405,7 @@ impl Machine {
     /// Allocations whose call failed (the branch of `if (cudaMalloc(..) != cudaSuccess)`):
     /// nothing was made, nothing is to be released.
     pub fn allocation_failed<X: Ext>(&self, st: &mut State<X>, roots: &LocSet) {
-        st.unreleased_must.subtract(roots);
+        st.owned_may.subtract(roots);
         st.unwritten_must.subtract(roots);
         for r in roots.iter() {
             st.unread_output.remove(&r);
@@ -413,7 +414,8 @@ impl Machine {
 
     /// Every allocation is released (`cudaDeviceReset`, `cuCtxDestroy`).
     pub fn released_all<X: Ext>(&self, st: &mut State<X>) {
-        st.unreleased_must = LocSet::new();
+        let owned = st.owned_may.clone();
+        st.released_may.union_with(&owned);
         st.unwritten_must = LocSet::new();
         st.unread_output.clear();
     }

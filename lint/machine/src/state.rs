@@ -64,9 +64,12 @@ pub struct State<X = ()> {
     /// Device memory allocated with unspecified contents (`cudaMalloc`: "the memory is not
     /// cleared") that nothing may have written since, on every path (allocations).
     pub unwritten_must: LocSet,
-    /// Allocations made and not released since, nor handed to code the analysis cannot see,
-    /// on every path.
-    pub unreleased_must: LocSet,
+    /// Allocations the program must release, made on some path (joined as "may")...
+    pub owned_may: LocSet,
+    /// ...and those of them released, or handed to code the analysis cannot see, on some path
+    /// since they were made. An allocation in the first and not the second is unreleased on
+    /// every path where it exists ([`State::unreleased`]).
+    pub released_may: LocSet,
     /// Memory a kernel wrote (the kernel's own launch, by allocation) that nothing may have
     /// read since, on every path with the same launch.
     pub unread_output: BTreeMap<Loc, OpId>,
@@ -119,7 +122,8 @@ impl<X: Ext> State<X> {
         changed |= intersect_changed(&mut self.access_must, &other.access_must);
         changed |= self.access_may.union_with(&other.access_may);
         changed |= intersect_changed(&mut self.unwritten_must, &other.unwritten_must);
-        changed |= intersect_changed(&mut self.unreleased_must, &other.unreleased_must);
+        changed |= self.owned_may.union_with(&other.owned_may);
+        changed |= self.released_may.union_with(&other.released_may);
         let before = self.unread_output.len();
         self.unread_output
             .retain(|root, op| other.unread_output.get(root) == Some(op));
@@ -195,6 +199,14 @@ impl<X: Ext> State<X> {
     /// finished it (where it may be running, the other paths did not wait, or did not start it).
     pub fn may_have_finished(&self, op: OpId) -> bool {
         self.finished_may.contains(op)
+    }
+
+    /// Allocations made on some path and released on none since (where a path did not make
+    /// one, there is nothing to release): what may be lost.
+    pub fn unreleased(&self) -> LocSet {
+        let mut out = self.owned_may.clone();
+        out.subtract(&self.released_may);
+        out
     }
 
     /// Whether `op` is running on every path here (else: on some paths only).

@@ -11,8 +11,9 @@ declare_lint! {
     /// Checks for allocations (`cudaMalloc`, `cudaMallocHost`, `cudaHostAlloc`,
     /// `cudaMallocManaged`, `cudaMallocAsync`, `cudaMallocPitch`, `cuMemAlloc`,
     /// `cuMemAllocHost`, `cuMemCreate`) never released on some path: a function returns
-    /// (early error returns included) while only its locals held the memory, or `main`
-    /// returns while the memory was never freed. Memory returned, stored in an object or a
+    /// (early error returns included) while only its locals held the memory, an allocation in
+    /// a loop's body is made again over the only pointer to the last round's, or `main`
+    /// returns while the memory was never freed (not after a failed call: the process ends). Memory returned, stored in an object or a
     /// global the program goes on using, or handed to code the analysis cannot see, is
     /// not lost.
     ///
@@ -22,6 +23,10 @@ declare_lint! {
     /// (`cudaErrorMemoryAllocation`) after hours. It is the largest class of host-side CUDA
     /// bugs in the one published census (Wu et al., 13 of 102); DRACC 014 leaves one
     /// `cudaFree` out. compute-sanitizer's `--leak-check full` finds it only when it runs.
+    ///
+    /// `main` leaving with a failure (`return 1;`, a status macro's return after a failed call,
+    /// the branch where an allocation gave nothing) is not reported: the process ends there,
+    /// and its device memory with it.
     ///
     /// ### Known problems
     /// A leak that holds only on some paths is reported where the allocation is lost on
@@ -47,11 +52,14 @@ declare_lint! {
 }
 
 pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X>, out: &mut Vec<Finding<S>>) {
-    let Event::ScopeExit { lost, program_end } = *event else {
-        return;
+    let (lost, program_end, again) = match *event {
+        Event::ScopeExit { lost, program_end } => (lost, program_end, false),
+        Event::Reallocated { lost } => (lost, false, true),
+        _ => return,
     };
+    let unreleased = cx.state.unreleased();
     for root in lost.iter() {
-        if !cx.state.unreleased_must.contains(root) || cx.regions.root(root) != root {
+        if !unreleased.contains(root) || cx.regions.root(root) != root {
             continue;
         }
         let target = cx.describe.region(root);
@@ -60,12 +68,18 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
             "{name} ({}) is never released",
             target.kind.describe()
         ));
-        let at = if program_end {
+        let at = if again {
+            "made again here, in the next round, over the only pointer to it"
+        } else if program_end {
             "`main` returns here without releasing it"
         } else {
             "the function returns here and nothing holds it any more"
         };
-        diag.label(cx.span, at.to_string());
+        if !again {
+            diag.label(cx.span, at.to_string());
+        } else {
+            diag.note(at);
+        }
         let release = cx
             .regions
             .allocator(root)
