@@ -352,9 +352,9 @@ pub struct FileAnalysis<'s, 't> {
     /// The file's function-like macros left as written whose body returns (`CHECK_RET(call)`:
     /// `if ((call) != cudaSuccess) return ..;`): a use returns where the call fails.
     returning_macros: std::collections::HashSet<String>,
-    /// The names declared as references (`float*& p`, `for (auto& b : bufs)`): what they
-    /// hold is another's.
-    reference_vars: std::collections::HashSet<String>,
+    /// The names whose values outlive the function: references (`float*& p`, `for (auto& b :
+    /// bufs)`: what they hold is another's) and `static` locals.
+    outliving_vars: std::collections::HashSet<String>,
     /// Whether the function analysed on its own is `main` (its end is the program's).
     root_is_main: bool,
     /// Its parameters that are references to pointers (`float*& p`): the caller's.
@@ -405,7 +405,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             checking_release: false,
             constructing: 0,
             root_is_main: false,
-            reference_vars: std::collections::HashSet::new(),
+            outliving_vars: std::collections::HashSet::new(),
             returning_macros: std::collections::HashSet::new(),
             estimated: std::cell::Cell::new(false),
             root_out_params: Vec::new(),

@@ -328,7 +328,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     // Made again (a loop's next round) into the variable that was the only
                     // pointer to the memory made last time, which nothing released.
                     if let Some(var) = args.get(out).and_then(|a| out_var(*a, self.src))
-                        && !self.reference_vars.contains(&var)
+                        && !self.outliving_vars.contains(&var)
                         && flow.m.unreleased().contains(l)
                         && flow.vars.get(&var).is_some_and(|v| v.contains(l))
                         && !flow.vars.iter().any(|(k, v)| *k != var && v.contains(l))

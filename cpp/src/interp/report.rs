@@ -54,7 +54,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let mut held = returned.clone();
         for (name, v) in &flow.vars {
             // What was stored through an out-parameter (`*p = ..`) is the caller's.
-            if name.starts_with('*') || self.root_out_params.contains(name) || self.reference_vars.contains(name) {
+            if name.starts_with('*') || self.root_out_params.contains(name) || self.outliving_vars.contains(name) {
                 held.union_with(v);
             } else {
                 local.union_with(v);

@@ -487,7 +487,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             {
                 let elements = self.field_value(&range, ELEMENTS, flow);
                 if contains_kind(d, "reference_declarator") {
-                    self.reference_vars.insert(name.clone());
+                    self.outliving_vars.insert(name.clone());
                 }
                 flow.vars.insert(name.clone(), elements);
                 flow.objects.remove(&name);
@@ -677,8 +677,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             let is_array = declarator_has(declarator, "array_declarator");
             let is_pointer = declarator_has(declarator, "pointer_declarator");
             let is_reference = declarator_has(declarator, "reference_declarator");
-            if is_reference {
-                self.reference_vars.insert(name.clone());
+            if is_reference || self.text(n).trim_start().starts_with("static") {
+                self.outliving_vars.insert(name.clone());
             }
             self.var_types.insert(
                 name.clone(),
@@ -778,13 +778,24 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     self.name_new(&vals, &name);
                 }
                 // `float* d = nullptr;`: no memory until something gives it some.
-                if is_pointer && is_null(self.text(v)) && !ty.contains("Stream") && !ty.contains("Event") {
+                let device_pointer = ty.trim() == "CUdeviceptr";
+                if (is_pointer || device_pointer)
+                    && is_null(self.text(v))
+                    && !ty.contains("Stream")
+                    && !ty.contains("Event")
+                {
                     vals = LocSet::single(self.null);
                 }
                 if vals.is_empty() && is_pointer {
                     vals = LocSet::single(self.unknown);
                 }
                 vals
+            } else if is_pointer
+                && self.text(n).trim_start().starts_with("static")
+                && self.changed_names.as_ref().is_some_and(|c| !c.contains(&name))
+            {
+                // `static float* p;` that nothing in the file assigns: zero-initialized, null.
+                LocSet::single(self.null)
             } else {
                 LocSet::new()
             };

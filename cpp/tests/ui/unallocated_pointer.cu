@@ -112,3 +112,30 @@ void ok_reset_then_allocated_again(const float* h) {
     cudaMemcpy(d, h, N * sizeof(float), cudaMemcpyHostToDevice);
     cudaFree(d);
 }
+
+#include <cuda.h>
+
+void fires_driver_pointer_left_zero(const float* h) {
+    CUdeviceptr d_snapshot = 0;
+    cuMemcpyHtoD(d_snapshot, h, N * sizeof(float)); //~ unallocated_pointer
+}
+
+void ok_driver_pointer_allocated(const float* h) {
+    CUdeviceptr d = 0;
+    cuMemAlloc(&d, N * sizeof(float));
+    cuMemcpyHtoD(d, h, N * sizeof(float));
+    cuMemFree(d);
+}
+
+void fires_static_scratch_never_allocated() {
+    static float* d_partial;
+    cudaMemset(d_partial, 0, N * sizeof(float)); //~ unallocated_pointer
+}
+
+void ok_static_scratch_allocated_once() {
+    static float* d_lazy;
+    if (!d_lazy) {
+        cudaMalloc(&d_lazy, N * sizeof(float));
+    }
+    cudaMemset(d_lazy, 0, N * sizeof(float));
+}
