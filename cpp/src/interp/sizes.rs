@@ -269,6 +269,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
         // `std::array<T, N>`: N of T.
         let resolved = self.classes.resolve(what);
+        // `typedef double real;`, `using real = float;`: the aliased type's size.
+        if resolved.trim() != what && !resolved.trim_start_matches("std::").starts_with("array<") {
+            return self.size_of(resolved.trim(), depth + 1);
+        }
         if resolved.trim_start_matches("std::").starts_with("array<") {
             let args = super::objects::template_args(resolved);
             if let [t, n] = args.as_slice() {

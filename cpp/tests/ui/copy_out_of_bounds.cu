@@ -87,3 +87,20 @@ void ok_driver_memset_in_words(CUdeviceptr unused) {
     cuMemsetD32(d, 0, N);
     cuMemFree(d);
 }
+
+using real = double;
+typedef float half_real;
+
+void fires_alias_of_a_wider_type(const real* h) {
+    float* d;
+    cudaMalloc(&d, N * sizeof(float));
+    cudaMemcpy(d, h, N * sizeof(real), cudaMemcpyHostToDevice); //~ copy_out_of_bounds
+    cudaFree(d);
+}
+
+void ok_alias_of_the_same_type(const half_real* h) {
+    float* d;
+    cudaMalloc(&d, N * sizeof(float));
+    cudaMemcpy(d, h, N * sizeof(half_real), cudaMemcpyHostToDevice);
+    cudaFree(d);
+}
