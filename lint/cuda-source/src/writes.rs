@@ -217,24 +217,10 @@ fn is_store(body: &[char], at: usize, len: usize) -> bool {
     }
     let mut j = skip_ws(body, at + len);
     if body.get(j) == Some(&'[') {
-        let mut depth = 0;
-        while j < body.len() {
-            match body[j] {
-                '[' => depth += 1,
-                ']' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                _ => {}
-            }
-            j += 1;
-        }
-        if depth != 0 {
+        let Some(end) = past_subscript(body, j) else {
             return false;
-        }
-        j += 1;
+        };
+        j = end;
     } else if !before.ends_with('*') {
         return false;
     }
@@ -295,29 +281,14 @@ fn is_load(body: &[char], at: usize, len: usize) -> bool {
 /// Whether the name at `at` (`len` characters), whatever precedes it, is subscripted and the
 /// element only read: `x[i]` not assigned, incremented or taken a field of.
 fn is_load_after(body: &[char], at: usize, len: usize) -> bool {
-    let mut j = skip_ws(body, at + len);
+    let j = skip_ws(body, at + len);
     if body.get(j) != Some(&'[') {
         return false;
     }
-    // Past the matching bracket (subscripts may nest).
-    let mut depth = 0;
-    while j < body.len() {
-        match body[j] {
-            '[' => depth += 1,
-            ']' => {
-                depth -= 1;
-                if depth == 0 {
-                    break;
-                }
-            }
-            _ => {}
-        }
-        j += 1;
-    }
-    if depth != 0 {
+    let Some(end) = past_subscript(body, j) else {
         return false;
-    }
-    let k = skip_ws(body, j + 1);
+    };
+    let k = skip_ws(body, end);
     let next: String = body[k..(k + 3).min(body.len())].iter().collect();
     let assigns = next.starts_with('=') && !next.starts_with("==")
         || ["+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "++", "--", "<<=", ">>="]
@@ -338,6 +309,25 @@ fn is_load_after(body: &[char], at: usize, len: usize) -> bool {
             .take(2)
             .eq(['-', '-'].iter());
     !assigns && !pre_increment
+}
+
+/// Past the `]` that closes the subscript opening at `open` (subscripts may nest); `None` when
+/// it is not closed.
+fn past_subscript(body: &[char], open: usize) -> Option<usize> {
+    let mut depth = 0;
+    for (j, c) in body.iter().enumerate().skip(open) {
+        match c {
+            '[' => depth += 1,
+            ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 fn skip_ws(body: &[char], mut i: usize) -> usize {
