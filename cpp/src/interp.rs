@@ -66,6 +66,9 @@ struct LocInfo {
     any_offset: bool,
     /// How many bytes the allocation holds, where its size is a constant.
     bytes: Option<u64>,
+    /// Made by a call that runs in a loop (here or in a caller): one of many buffers the
+    /// analysis does not tell apart (a ring's slots, a pool).
+    many: bool,
 }
 
 #[derive(Clone, Default, PartialEq)]
@@ -265,6 +268,8 @@ pub struct FileAnalysis<'s, 't> {
     op_by_site: HashMap<(Vec<u32>, u32), OpId>,
     /// The calls being run inline, by the start of each call, outermost first.
     call_sites: Vec<u32>,
+    /// Per call of `call_sites`, whether it lies in a loop of its function.
+    calls_in_loop: Vec<bool>,
     /// Views into VMM reservations, by reservation and offset as written.
     views: HashMap<(Loc, String), Loc>,
     /// For each function run inline, the text of the argument each parameter was given (a
@@ -375,6 +380,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             op_sites: Vec::new(),
             op_by_site: HashMap::new(),
             call_sites: Vec::new(),
+            calls_in_loop: Vec::new(),
             views: HashMap::new(),
             param_texts: Vec::new(),
             legacy: Loc(0),
@@ -761,15 +767,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     }
                 }
                 let name = self.text(at);
-                self.inline_method(
-                    at.start_byte() as u32,
-                    name,
-                    def,
-                    Some(LocSet::single(o)),
-                    &vals,
-                    &[],
-                    &mut part,
-                );
+                self.inline_method(at, name, def, Some(LocSet::single(o)), &vals, &[], &mut part);
             }
             match &mut joined {
                 Some(j) => j.join(&part),
@@ -920,7 +918,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     #[allow(clippy::too_many_arguments)]
     fn inline_method(
         &mut self,
-        call: u32,
+        call: Node<'t>,
         name: &'s str,
         def: Node<'t>,
         this: Option<LocSet>,
@@ -952,9 +950,20 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
         let caller_objects = std::mem::take(&mut flow.objects);
         let caller_facts = std::mem::take(&mut flow.facts);
-        for (p, v) in params.iter().zip(args) {
+        // A stream parameter given a stream wrapper object (`run(s)` for `void run(cudaStream_t
+        // st)`, `s` a RAII class with `operator cudaStream_t()`) is the stream it converts to.
+        let stream_params = self.stream_parameters(def);
+        for ((p, v), stream) in params
+            .iter()
+            .zip(args)
+            .zip(stream_params.iter().chain(std::iter::repeat(&false)))
+        {
             if let Some(p) = p {
-                flow.vars.insert(p.clone(), v.clone());
+                let v = match v.iter().collect::<Vec<_>>().as_slice() {
+                    [o] if *stream => self.stream_of_object(*o, flow).unwrap_or_else(|| v.clone()),
+                    _ => v.clone(),
+                };
+                flow.vars.insert(p.clone(), v);
             }
         }
         for (inner, x) in &outs {
@@ -988,7 +997,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 .collect(),
         );
         self.inlined.push(name);
-        self.call_sites.push(call);
+        self.call_sites.push(call.start_byte() as u32);
+        self.calls_in_loop.push(in_loop(call));
         self.returns.push((None, LocSet::new()));
         if let Some(this) = this {
             flow.vars.insert("this".into(), this);
@@ -997,6 +1007,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.statement(body, flow);
         let (returned, ret) = self.returns.pop().unwrap_or_default();
         self.call_sites.pop();
+        self.calls_in_loop.pop();
         self.inlined.pop();
         self.param_texts.pop();
         if let Some(r) = returned {
@@ -1020,6 +1031,23 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     /// For each parameter of a function, whether it is a reference to a pointer (`float*& p`).
+    /// Per parameter of `def`, whether it is declared a stream (`cudaStream_t`, `CUstream`), by
+    /// value.
+    fn stream_parameters(&self, def: Node<'t>) -> Vec<bool> {
+        let mut streams = Vec::new();
+        if let Some(list) = def.field("declarator").and_then(|d| find_kind(d, "parameter_list")) {
+            let mut c = list.walk();
+            for p in list.named_children(&mut c) {
+                let ty = p.field("type").map(|t| self.text(t)).unwrap_or("");
+                let by_value = !p.field("declarator").is_some_and(|d| {
+                    contains_kind(d, "reference_declarator") || contains_kind(d, "pointer_declarator")
+                });
+                streams.push(by_value && matches!(ty, "cudaStream_t" | "CUstream" | "CUstream_st"));
+            }
+        }
+        streams
+    }
+
     fn reference_parameters(&self, def: Node<'t>) -> Vec<bool> {
         let mut refs = Vec::new();
         if let Some(list) = def.field("declarator").and_then(|d| find_kind(d, "parameter_list")) {
@@ -1039,7 +1067,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// declares end with it.
     fn inline_lambda(
         &mut self,
-        call: u32,
+        call: Node<'t>,
         name: &'s str,
         lambda: Node<'t>,
         args: &[LocSet],
@@ -1059,11 +1087,13 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
         }
         self.inlined.push(name);
-        self.call_sites.push(call);
+        self.call_sites.push(call.start_byte() as u32);
+        self.calls_in_loop.push(in_loop(call));
         self.returns.push((None, LocSet::new()));
         self.statement(body, flow);
         let (returned, ret) = self.returns.pop().unwrap_or_default();
         self.call_sites.pop();
+        self.calls_in_loop.pop();
         self.inlined.pop();
         if let Some(r) = returned {
             flow.join(&r);

@@ -189,7 +189,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 && self.within_budget(n)
             {
                 let texts: Vec<String> = args.iter().map(|a| self.argument_text(*a)).collect();
-                return self.inline_method(n.start_byte() as u32, fname, def, None, &vals, &texts, flow);
+                return self.inline_method(n, fname, def, None, &vals, &texts, flow);
             }
             // A lambda held in a variable (`auto report = [&](..) {..}; report(..)`, a
             // `std::function` too): its body runs here, where it is called.
@@ -198,7 +198,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 && !self.inlined.contains(&lname)
                 && self.within_budget(n)
             {
-                return self.inline_lambda(n.start_byte() as u32, lname, lambda, &vals, flow);
+                return self.inline_lambda(n, lname, lambda, &vals, flow);
             }
             // `CHECK_RET(cudaMemcpy(..))` of a macro that returns when the status is not a
             // success: a path returns here, where the call failed and did nothing.
@@ -252,6 +252,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             return None;
         }
         let o = *flow.objects.get(self.text(a))?;
+        self.stream_of_object(o, flow)
+    }
+
+    /// The stream an object of a class with a conversion to a stream converts to (the member
+    /// its `operator cudaStream_t()` returns). `None`: no such object or conversion.
+    pub(super) fn stream_of_object(&self, o: Loc, flow: &Flow) -> Option<LocSet> {
         let class = self.object_class.get(&o)?;
         let def = self.classes.lineage(class).into_iter().find_map(|(_, info)| {
             info.methods

@@ -567,7 +567,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         {
             let name = self.text(at);
             let this = LocSet::single(o);
-            self.inline_method(at.start_byte() as u32, name, def, Some(this), &vals, &texts, flow);
+            self.inline_method(at, name, def, Some(this), &vals, &texts, flow);
         }
     }
 
@@ -797,15 +797,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             && self.within_budget(at)
         {
             let name = self.text(at);
-            self.inline_method(
-                at.start_byte() as u32,
-                name,
-                def,
-                Some(LocSet::single(o)),
-                &[],
-                &[],
-                flow,
-            );
+            self.inline_method(at, name, def, Some(LocSet::single(o)), &[], &[], flow);
         }
         let objs = LocSet::single(o);
         for (name, ty) in members {
@@ -943,7 +935,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     return Some(LocSet::new());
                 }
                 let texts: Vec<String> = args.iter().map(|a| self.argument_text(*a)).collect();
-                return Some(self.inline_method(n.start_byte() as u32, name, def, this, &vals, &texts, flow));
+                return Some(self.inline_method(n, name, def, this, &vals, &texts, flow));
             }
             _ => return None,
         };
@@ -979,7 +971,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             return Some(LocSet::new());
         }
         let texts: Vec<String> = args.iter().map(|a| self.argument_text(*a)).collect();
-        Some(self.inline_method(n.start_byte() as u32, name, def, Some(objs), &vals, &texts, flow))
+        Some(self.inline_method(n, name, def, Some(objs), &vals, &texts, flow))
     }
 
     /// `buf[i]` for `buf` an object of a class with `operator[]` (`T& operator[](size_t i) {
@@ -1154,15 +1146,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 if self.inlined.len() < super::MAX_INLINE && self.within_budget(at) {
                     let name = self.text(def);
                     let mut probe = flow.clone();
-                    self.inline_method(
-                        at.start_byte() as u32,
-                        name,
-                        def,
-                        None,
-                        std::slice::from_ref(vals),
-                        &[],
-                        &mut probe,
-                    );
+                    self.inline_method(at, name, def, None, std::slice::from_ref(vals), &[], &mut probe);
                 }
             }
             Deleter::Delete => {

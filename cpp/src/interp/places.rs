@@ -347,7 +347,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         }
                         views.insert(v);
                     } else {
-                        views.insert(l);
+                        views.insert(self.offset_view(l, &format!("{op}{offset}")));
                     }
                 }
                 views
@@ -776,12 +776,45 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             attached_streams: LocSet::new(),
             copies_on_access: false,
             any_offset: false,
+            many: false,
             bytes: None,
         });
         l
     }
 
     /// The location made at `site` (the same one each time a loop passes it).
+    /// The place `offset` past memory `l` (`d + half`, `h + i * chunk`): a view of the same
+    /// allocation, one per offset as written, so that work on two parts of one buffer is not
+    /// taken as work on the same bytes. Memory of no known kind, null, and a zero offset stay
+    /// what they are.
+    fn offset_view(&mut self, l: Loc, offset: &str) -> Loc {
+        let info = &self.locs[l.0 as usize];
+        if l == self.null
+            || l == self.unknown
+            || info.kind.is_none_or(|k| k == MemKind::Unknown)
+            || offset.ends_with(['+', '-'])
+            || matches!(&offset[1..], "0" | "0u" | "0ul" | "0UL" | "0ull")
+        {
+            return l;
+        }
+        let root = self.root_of(l);
+        let key = (root, offset.to_string());
+        if let Some(&v) = self.views.get(&key) {
+            return v;
+        }
+        let info = self.locs[root.0 as usize].clone();
+        let v = self.new_loc(info.kind, info.name.clone(), info.origin, info.allocated);
+        let view = &mut self.locs[v.0 as usize];
+        view.parent = Some(root);
+        view.allocator = info.allocator;
+        view.write_combined = info.write_combined;
+        view.attached = info.attached;
+        view.attached_streams = info.attached_streams.clone();
+        view.many = info.many;
+        self.views.insert(key, v);
+        v
+    }
+
     pub(super) fn loc_at(
         &mut self,
         n: Node<'t>,
@@ -796,6 +829,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
         let site = self.site(n);
         let l = self.new_loc(kind, name, site, allocated);
+        if allocated && matches!(what, "alloc" | "new") {
+            self.locs[l.0 as usize].many = super::in_loop(n) || self.calls_in_loop.contains(&true);
+        }
         self.by_site.insert(key, l);
         l
     }

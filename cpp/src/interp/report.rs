@@ -137,6 +137,18 @@ impl Regions for FileRegions<'_> {
             .filter(|i| i.parent.is_none())
             .and_then(|i| i.bytes)
     }
+    fn apart(&self, a: Loc, b: Loc) -> bool {
+        a != b
+            && self.root(a) == self.root(b)
+            && (self.at_offset(a) || self.at_offset(b))
+            && self.mem_kind(a) != Some(MemKind::VmmMapping)
+    }
+    fn at_offset(&self, l: Loc) -> bool {
+        self.locs.get(l.0 as usize).is_some_and(|i| i.parent.is_some())
+    }
+    fn one_of_many(&self, l: Loc) -> bool {
+        self.locs.get(self.root(l).0 as usize).is_some_and(|i| i.many)
+    }
     fn is_null(&self, l: Loc) -> bool {
         l == self.null
     }

@@ -49,6 +49,16 @@ pub trait Regions {
     fn at_unknown_offset(&self, _view: Loc) -> bool {
         false
     }
+    /// Whether `a` and `b` are places of one allocation at offsets written differently (`d` and
+    /// `d + half`, `h + lo` and `h + hi`), whose bytes the analysis cannot show to be the same:
+    /// work on two parts of one buffer. VMM mappings are [`Regions::mapping`]'s.
+    fn apart(&self, _a: Loc, _b: Loc) -> bool {
+        false
+    }
+    /// Whether `l` is a place at an offset into its allocation (see [`Regions::apart`]).
+    fn at_offset(&self, _l: Loc) -> bool {
+        false
+    }
     /// Whether the memory at `l` is one of several allocations the front end does not tell
     /// apart (made by one call in a loop, the elements of an array of buffers): work on one of
     /// them and an access to one of them are the same buffer only where the program says so.

@@ -77,6 +77,10 @@ declare_lint! {
     /// turns (`if k >= 2 { stream.synchronize()? }`), whether the slot it reuses is the one
     /// waited for depends on the index, which the analysis does not follow: not reported. Nor
     /// are two places of a VMM reservation at offsets that are not constants (`base + head`).
+    /// In C++, two places of one buffer at offsets written differently (`d` and `d + half`,
+    /// `h + lo` and `h + hi`) are two parts of it: work on one part racing work on another
+    /// stream over the whole buffer is not reported, nor a host access through one part while
+    /// work uses another (the host through the buffer itself, `h[i]`, still is).
     /// A value sent over a channel (`Sender::send`) is the receiver's at once: where it carries
     /// nothing to wait on (an event, a stream), the send counts as a read of what an
     /// asynchronous copy may still write, even where the receiver waits on something else
@@ -160,15 +164,15 @@ fn conflicts<S: Copy + PartialEq, X: Ext>(regions: &LocSet, access: Access, cx: 
             if cx.regions.one_of_many(l) && cx.state.may_have_finished(op) {
                 continue;
             }
+            // The host through one part of a buffer, the work on another (`h + lo`, `h + hi`):
+            // no evidence of the same bytes. (The host through the buffer itself, `h[i]`, may
+            // reach any part.)
+            let same = |w: Loc| cx.regions.overlaps(w, l) && !(cx.regions.at_offset(l) && cx.regions.apart(w, l));
             let hit = match access {
                 // Writes assumed of a kernel whose source was not seen are no evidence:
                 // `unverified` says so.
-                Access::Read => !info.writes_unseen && info.writes.iter().any(|w| cx.regions.overlaps(w, l)),
-                Access::Write | Access::Free | Access::Reuse => info
-                    .writes
-                    .iter()
-                    .chain(info.reads.iter())
-                    .any(|w| cx.regions.overlaps(w, l)),
+                Access::Read => !info.writes_unseen && info.writes.iter().any(same),
+                Access::Write | Access::Free | Access::Reuse => info.writes.iter().chain(info.reads.iter()).any(same),
             };
             if hit {
                 out.push(report(cx, access, l, op));
@@ -205,6 +209,7 @@ fn reuse<S: Copy + PartialEq, X: Ext>(new: OpId, cx: &Cx<'_, S, X>, out: &mut Ve
         let maybe_done = cx.state.may_have_finished(other);
         let same = |a: Loc, b: Loc| {
             cx.regions.overlaps(a, b)
+                && !cx.regions.apart(a, b)
                 && !(unknown_offset(a) && unknown_offset(b))
                 && !(maybe_done && cx.regions.one_of_many(a))
         };
