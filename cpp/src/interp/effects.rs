@@ -111,6 +111,26 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 .iter()
                 .filter(|l| self.locs[l.0 as usize].kind.is_some())
                 .collect();
+            // `out.assign(first, last)`, `v.insert(pos, first, last)`, `s.append(first, last)`:
+            // the container reads the range, two places of one allocation.
+            let range_at = match (name.as_str(), args.len()) {
+                ("assign" | "append", 2) => Some(0),
+                ("insert", 3) => Some(1),
+                _ => None,
+            };
+            if let Some(k) = range_at {
+                let roots = |v: &LocSet| -> LocSet {
+                    v.iter()
+                        .filter(|l| self.locs[l.0 as usize].kind.is_some_and(|k| k != MemKind::Unknown))
+                        .map(|l| self.root_of(l))
+                        .collect()
+                };
+                let (first, last) = (roots(&vals[k]), roots(&vals[k + 1]));
+                if !first.is_empty() && first == last {
+                    let read = [Effect::HostAccess { mem: 0, write: false }];
+                    self.apply_values(n, &read, &args[k..=k], &vals[k..=k], flow);
+                }
+            }
             // `v.push_back(Block{p, kind})`: what the entry is built of goes into the container,
             // whose elements the analysis follows only as one (and not through aggregates).
             if pushes {
@@ -237,7 +257,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             .iter()
             .map(|a| {
                 let v = self.expr(*a, flow, false);
-                self.converted_to_stream(*a, flow).unwrap_or(v)
+                match self.converted_to_stream(*a, flow) {
+                    Some(s) => s,
+                    None if v.is_empty() => self.converted_to_pointer(*a, flow).unwrap_or(v),
+                    None => v,
+                }
             })
             .collect();
         self.apply_values(n, effects, args, &vals, flow)
@@ -255,14 +279,40 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.stream_of_object(o, flow)
     }
 
+    /// An object of a class with a conversion to a pointer, named where a pointer is taken
+    /// (`buf[i]`, `*buf`, `cudaMemcpy(h, buf, ..)`): the pointer it converts to.
+    pub(super) fn converted_to_pointer(&self, a: Node<'t>, flow: &Flow) -> Option<LocSet> {
+        let a = strip_casts(a, self.src)?;
+        if a.kind() != "identifier" {
+            return None;
+        }
+        let o = *flow.objects.get(self.text(a))?;
+        self.pointer_of_object(o, flow)
+    }
+
     /// The stream an object of a class with a conversion to a stream converts to (the member
     /// its `operator cudaStream_t()` returns). `None`: no such object or conversion.
     pub(super) fn stream_of_object(&self, o: Loc, flow: &Flow) -> Option<LocSet> {
+        self.converted_object(o, flow, |to| to.contains("Stream_t"))
+    }
+
+    /// What an object of a class with a conversion to a pointer (`operator T*() const { return
+    /// ptr_; }`) converts to where the program indexes or dereferences it: the member it names.
+    pub(super) fn pointer_of_object(&self, o: Loc, flow: &Flow) -> Option<LocSet> {
+        self.converted_object(o, flow, |to| to.trim_end().ends_with('*'))
+    }
+
+    /// The member a conversion operator of `o`'s class returns, for the first conversion whose
+    /// written target type (`cudaStream_t`, `T*`) `to` accepts.
+    fn converted_object(&self, o: Loc, flow: &Flow, to: impl Fn(&str) -> bool) -> Option<LocSet> {
         let class = self.object_class.get(&o)?;
         let def = self.classes.lineage(class).into_iter().find_map(|(_, info)| {
             info.methods
                 .iter()
-                .find(|(name, _)| name.starts_with("operator") && name.contains("Stream_t"))
+                .find(|(name, _)| {
+                    name.strip_prefix("operator")
+                        .is_some_and(|rest| to(rest.split('(').next().unwrap_or(rest)))
+                })
                 .map(|(_, &d)| d)
         })?;
         let body = def.field("body")?;

@@ -20,7 +20,18 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
         let stream_arg = conf.get(3).copied();
         let streams = self.launch_streams(stream_arg, flow);
-        let values: Vec<LocSet> = args.iter().map(|a| self.expr(*a, flow, false)).collect();
+        // An object converting to a pointer (`operator T*()`) given for a pointer parameter.
+        let values: Vec<LocSet> = args
+            .iter()
+            .map(|a| {
+                let v = self.expr(*a, flow, false);
+                if v.is_empty() {
+                    self.converted_to_pointer(*a, flow).unwrap_or(v)
+                } else {
+                    v
+                }
+            })
+            .collect();
         let slots: Vec<LocSet> = values.iter().map(|v| self.memory(v)).collect();
         self.launch_values = values;
         // The objects the arguments are (a struct passed by value), or point to: where a kernel

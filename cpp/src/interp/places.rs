@@ -370,7 +370,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 match (op, arg) {
                     ("&", Some(a)) => self.address_of(a, flow),
                     ("*", Some(a)) => {
-                        let target = self.expr(a, flow, false);
+                        let mut target = self.expr(a, flow, false);
+                        if target.is_empty()
+                            && let Some(p) = self.converted_to_pointer(a, flow)
+                        {
+                            target = p;
+                        }
                         self.access(n, &target, write, flow);
                         LocSet::new()
                     }
@@ -386,10 +391,17 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     self.access(n, &place, write, flow);
                     return self.field_value(&place, ELEMENTS, flow);
                 }
-                let target = n
+                let mut target = n
                     .field("argument")
                     .map(|a| self.expr(a, flow, false))
                     .unwrap_or_default();
+                // `buf[i]` of an object whose class converts to a pointer (`operator T*()`): the
+                // built-in subscript of the pointer it converts to.
+                if target.is_empty()
+                    && let Some(p) = n.field("argument").and_then(|a| self.converted_to_pointer(a, flow))
+                {
+                    target = p;
+                }
                 if let Some(i) = n.field("indices") {
                     self.expr(i, flow, false);
                 }
@@ -415,6 +427,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         && a.named_child(0).is_some_and(|i| i.kind() == "pointer_expression"));
                 if arrow || through_pointer {
                     self.access(n, &objs, write, flow);
+                } else if a.kind() == "field_expression" {
+                    // `h->hdr.seq`, `p[i].pos.x`: a member of a struct embedded in what the
+                    // pointer points to is that memory too.
+                    self.expr(a, flow, write);
                 }
                 match n.field("field") {
                     Some(f) => self.field_value(&objs, self.text(f), flow),
