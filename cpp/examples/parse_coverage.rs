@@ -1,5 +1,6 @@
 //! How much of a tree tree-sitter-cuda parses, as `cuda-lint check` reads it (the same
-//! blanking of what the grammar cannot read): the share of non-blank lines with no token an
+//! blanking of what the grammar cannot read, and of the `#if` arms the default build leaves
+//! out where that parses more): the share of non-blank lines with no token an
 //! `ERROR` node holds itself (what it skipped, not the whole constructs recovered inside it)
 //! and no missing node, over every C/C++/CUDA file under the given folders
 //! (`cargo run --release --example parse_coverage -p cuda-lint-cpp -- TREE...`).
@@ -21,30 +22,6 @@ fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-/// The rows of what the parse skips: the tokens an `ERROR` node holds itself (the whole
-/// constructs tree-sitter recovered inside it are parsed), and missing nodes.
-fn skipped(n: tree_sitter::Node<'_>, out: &mut Vec<(usize, usize)>, depth: u32) {
-    if n.is_missing() {
-        out.push((n.start_position().row, n.start_position().row));
-        return;
-    }
-    if depth > 400 {
-        out.push((n.start_position().row, n.end_position().row));
-        return;
-    }
-    if !n.is_error() && !n.has_error() {
-        return;
-    }
-    let mut c = n.walk();
-    for child in n.children(&mut c) {
-        if n.is_error() && child.child_count() == 0 {
-            out.push((child.start_position().row, child.end_position().row));
-        } else {
-            skipped(child, out, depth + 1);
-        }
-    }
-}
-
 fn main() {
     let mut parser = tree_sitter::Parser::new();
     parser.set_language(&tree_sitter_cuda::LANGUAGE.into()).unwrap();
@@ -59,25 +36,17 @@ fn main() {
                 continue;
             }
             let src = String::from_utf8_lossy(&bytes);
-            let text = cuda_lint_cpp::grammar_text::grammar_text(&src);
-            let Some(t) = parser.parse(text.as_ref(), None) else {
+            let Some((_, t)) = cuda_lint_cpp::parse_configured(&mut parser, &src, &Default::default(), f.parent())
+            else {
                 continue;
             };
-            let code: Vec<bool> = src.lines().map(|l| !l.trim().is_empty()).collect();
-            lines += code.iter().filter(|c| **c).count();
-            let mut ranges = Vec::new();
-            skipped(t.root_node(), &mut ranges, 0);
-            let mut hit = vec![false; code.len()];
-            for (a, b) in ranges {
-                let end = b.min(code.len().saturating_sub(1));
-                if a <= end {
-                    hit[a..=end].fill(true);
-                }
-            }
-            let here = hit.iter().zip(&code).filter(|(h, c)| **h && **c).count();
+            let code = src.lines().filter(|l| !l.trim().is_empty()).count();
+            lines += code;
+            let skipped = cuda_lint_cpp::skipped_lines(&t, &src);
+            let here = skipped.len();
             lost += here;
             partly += usize::from(here > 0);
-            if let Some(first) = hit.iter().position(|h| *h) {
+            if let Some(first) = skipped.first() {
                 worst.push((here, f.display().to_string(), first + 1));
             }
         }

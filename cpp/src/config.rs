@@ -28,6 +28,24 @@ impl Excluded {
     pub fn is_empty(&self) -> bool {
         self.ranges.is_empty()
     }
+
+    /// `text` with the arms the build leaves out blanked (newlines kept, so offsets and lines
+    /// stay the file's): what the compiler reads of it. `None`: nothing left out.
+    pub fn blanked(&self, text: &str) -> Option<String> {
+        if self.ranges.is_empty() {
+            return None;
+        }
+        let mut bytes = text.as_bytes().to_vec();
+        for &(lo, hi) in &self.ranges {
+            for b in bytes.iter_mut().take(hi.min(text.len())).skip(lo) {
+                if *b != b'\n' {
+                    *b = b' ';
+                }
+            }
+        }
+        // Multi-byte characters blanked whole: the arms start and end at token boundaries.
+        String::from_utf8(bytes).ok()
+    }
 }
 
 /// The macros the command line defines (`--define NAME[=VALUE]`) and undefines
@@ -266,6 +284,120 @@ pub fn excluded(root: Node<'_>, src: &str, macros: &Macros) -> Excluded {
         }
         let mut c = n.walk();
         stack.extend(n.named_children(&mut c));
+    }
+    out
+}
+
+/// The arms of the file's conditional blocks the default build leaves out, read from the text's
+/// directive lines rather than from the tree: where arms hold halves of one construct (two
+/// headers of one function, a brace opened in one arm and closed after `#endif`), the grammar
+/// does not see the blocks as such. The same decisions as [`excluded`]: a test not decided
+/// keeps its arm and every later one of the block.
+///
+/// With `directives`, the directive lines of blocks whose every test was decided go too (the
+/// compiler reads only the arm taken; the grammar then sees no block where arms split a
+/// construct).
+pub fn excluded_by_lines(src: &str, macros: &Macros, directives: bool) -> Excluded {
+    struct Group {
+        /// An arm of the block was taken.
+        taken: bool,
+        /// A test of the block was not decided: this arm and the rest stay.
+        undecided: bool,
+        /// Where the current arm's excluded part starts, if it is excluded.
+        from: Option<usize>,
+        /// The block's directive lines: blanked too where every test was decided (the compiler
+        /// reads only the arm taken).
+        directives: Vec<(usize, usize)>,
+    }
+    let mut out = Excluded::default();
+    let mut stack: Vec<Group> = Vec::new();
+    let mut parser = tree_sitter::Parser::new();
+    if parser.set_language(&tree_sitter_cuda::LANGUAGE.into()).is_err() {
+        return out;
+    }
+    // A `#if` test's value, read by the grammar from the directive alone.
+    let mut test = |directive: &str, at: usize| -> Option<bool> {
+        let text = format!("{directive}\n#endif\n");
+        let tree = parser.parse(&text, None)?;
+        let n = tree.root_node().named_child(0)?;
+        let cond = n.child_by_field_name("condition")?;
+        eval(cond, &text, macros, at, 0).map(|v| v != 0)
+    };
+    let mut at = 0;
+    let mut lines = src.split_inclusive('\n').peekable();
+    while let Some(first) = lines.next() {
+        let start = at;
+        at += first.len();
+        let mut line = first.to_string();
+        // A directive continued over lines (`\` at the end).
+        while line.trim_end().ends_with('\\') && !line.trim_start().starts_with("//") {
+            let Some(next) = lines.next() else { break };
+            at += next.len();
+            line = format!("{}{}", line.trim_end().trim_end_matches('\\'), next);
+        }
+        let t = line.trim_start();
+        let Some(d) = t.strip_prefix('#') else { continue };
+        let d = d.trim_start();
+        let word: String = d.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+        let rest = d[word.len()..]
+            .split("//")
+            .next()
+            .unwrap_or("")
+            .split("/*")
+            .next()
+            .unwrap_or("")
+            .trim();
+        let verdict = |this: &mut dyn FnMut(&str, usize) -> Option<bool>, word: &str| -> Option<bool> {
+            match word {
+                "ifdef" | "elifdef" => macros.defined(rest.split_whitespace().next()?, start),
+                "ifndef" | "elifndef" => macros.defined(rest.split_whitespace().next()?, start).map(|d| !d),
+                "if" | "elif" => this(&format!("#if {rest}"), start),
+                _ => Some(true),
+            }
+        };
+        match word.as_str() {
+            "if" | "ifdef" | "ifndef" => {
+                let v = verdict(&mut test, &word);
+                stack.push(Group {
+                    taken: v == Some(true),
+                    undecided: v.is_none(),
+                    from: (v == Some(false)).then_some(at),
+                    directives: vec![(start, at)],
+                });
+            }
+            "elif" | "elifdef" | "elifndef" | "else" => {
+                let Some(g) = stack.last_mut() else { continue };
+                g.directives.push((start, at));
+                if let Some(from) = g.from.take() {
+                    out.ranges.push((from, start));
+                }
+                if g.undecided {
+                    continue;
+                }
+                let v = if g.taken {
+                    Some(false)
+                } else {
+                    verdict(&mut test, &word)
+                };
+                match v {
+                    None => g.undecided = true,
+                    Some(true) => g.taken = true,
+                    Some(false) => g.from = Some(at),
+                }
+            }
+            "endif" => {
+                if let Some(g) = stack.pop() {
+                    if let Some(from) = g.from {
+                        out.ranges.push((from, start));
+                    }
+                    if directives && !g.undecided {
+                        out.ranges.extend(g.directives);
+                        out.ranges.push((start, at));
+                    }
+                }
+            }
+            _ => {}
+        }
     }
     out
 }

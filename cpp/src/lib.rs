@@ -504,15 +504,14 @@ fn analyse_source(
         return (Vec::new(), Vec::new(), vec![problem]);
     }
     // The same bytes, what the grammar cannot read blanked: offsets are the file's.
-    let text = grammar_text::grammar_text(src);
-    let src: &str = &text;
-    let Some(tree) = parser.parse(src, None) else {
+    let Some((text, tree)) = parse_configured(&mut parser, src, &settings.defines, dir) else {
         return (
             Vec::new(),
             Vec::new(),
             vec![Problem::new(ProblemKind::NotAnalysed, None, "could not be parsed")],
         );
     };
+    let src: &str = &text;
     let root = tree.root_node();
     let mut problems = Vec::new();
     if root.has_error() {
@@ -543,15 +542,7 @@ fn analyse_source(
         }
     }
     // The default build's configuration: the arms of `#if`/`#ifdef` it leaves out.
-    let macros = config::Macros {
-        defined_at: config::defines(root, src),
-        undefined_at: config::undefines(root, src),
-        from_headers: HashSet::new(),
-        unread_header: false,
-        given: settings.defines.clone(),
-    };
-    let macros = with_header_macros(macros, src, dir);
-    let excluded = config::excluded(root, src, &macros);
+    let excluded = configuration(root, src, &settings.defines, dir);
     let (found, too_deep, over_budget) = FileAnalysis::new(src, file)
         .with_excluded(excluded)
         .with_roots(unit.own_ranges())
@@ -594,6 +585,114 @@ fn analyse_source(
     // Sites where they were written: the file, or a header it includes.
     let found = found.into_iter().map(|f| map_sites(f, unit)).collect();
     (found, functions, problems)
+}
+
+/// The arms of `#if`/`#ifdef` the build (`defines`, and what the file and the headers it
+/// includes define) leaves out.
+fn configuration(
+    root: tree_sitter::Node<'_>,
+    src: &str,
+    defines: &config::Defines,
+    dir: Option<&Path>,
+) -> config::Excluded {
+    config::excluded(root, src, &build_macros(root, src, defines, dir))
+}
+
+/// What the file, the headers it includes and the command line define.
+fn build_macros(
+    root: tree_sitter::Node<'_>,
+    src: &str,
+    defines: &config::Defines,
+    dir: Option<&Path>,
+) -> config::Macros {
+    let macros = config::Macros {
+        defined_at: config::defines(root, src),
+        undefined_at: config::undefines(root, src),
+        from_headers: HashSet::new(),
+        unread_header: false,
+        given: defines.clone(),
+    };
+    with_header_macros(macros, src, dir)
+}
+
+/// `src` parsed as the analysis reads it: what the grammar cannot read blanked
+/// ([`grammar_text::grammar_text`]), and, where that leaves parts unparsed, the arms of
+/// `#if`/`#ifdef` the build leaves out blanked too (arms that each hold half a construct: a
+/// K&R and a prototype header of one function under `#ifndef ANSI_C`, braces opened in one arm
+/// and closed after `#endif`), when that parses more. The same bytes as `src`: offsets are the
+/// file's.
+pub fn parse_configured(
+    parser: &mut tree_sitter::Parser,
+    src: &str,
+    defines: &config::Defines,
+    dir: Option<&Path>,
+) -> Option<(String, tree_sitter::Tree)> {
+    let text = grammar_text::grammar_text(src).into_owned();
+    let tree = parser.parse(&text, None)?;
+    if !tree.root_node().has_error() {
+        return Some((text, tree));
+    }
+    let macros = build_macros(tree.root_node(), &text, defines, dir);
+    let mut best = (skipped_lines(&tree, &text).len(), text, tree);
+    for directives in [false, true] {
+        let Some(configured) = config::excluded_by_lines(&best.1, &macros, directives).blanked(&best.1) else {
+            break;
+        };
+        let Some(again) = parser.parse(&configured, None) else {
+            break;
+        };
+        let skipped = skipped_lines(&again, &configured).len();
+        if skipped < best.0 {
+            best = (skipped, configured, again);
+        }
+        if skipped == 0 {
+            break;
+        }
+    }
+    Some((best.1, best.2))
+}
+
+/// The non-blank lines of `src` (0-based) the parse skipped: those holding a token an `ERROR`
+/// node holds itself (the whole constructs tree-sitter recovered inside it are parsed) or a
+/// missing node.
+pub fn skipped_lines(tree: &tree_sitter::Tree, src: &str) -> Vec<usize> {
+    let mut rows: Vec<(usize, usize)> = Vec::new();
+    let mut stack = vec![(tree.root_node(), 0u32)];
+    while let Some((n, depth)) = stack.pop() {
+        if n.is_missing() {
+            rows.push((n.start_position().row, n.start_position().row));
+            continue;
+        }
+        if depth > 400 {
+            rows.push((n.start_position().row, n.end_position().row));
+            continue;
+        }
+        if !n.is_error() && !n.has_error() {
+            continue;
+        }
+        let mut c = n.walk();
+        for child in n.children(&mut c) {
+            if n.is_error() && child.child_count() == 0 {
+                rows.push((child.start_position().row, child.end_position().row));
+            } else {
+                stack.push((child, depth + 1));
+            }
+        }
+    }
+    let code: Vec<bool> = src.lines().map(|l| !l.trim().is_empty()).collect();
+    let mut hit = vec![false; code.len()];
+    for (a, b) in rows {
+        let end = b.min(code.len().saturating_sub(1));
+        if a <= end {
+            hit[a..=end].fill(true);
+        }
+    }
+    hit.iter()
+        .zip(&code)
+        .enumerate()
+        .filter(|(_, (h, c))| **h && **c)
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// Whether tree-sitter parses a text with no error.
