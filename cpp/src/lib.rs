@@ -1229,3 +1229,34 @@ pub fn position(report: &Report, s: Site) -> (String, usize, usize) {
     let col = report.files.column_number(file, line, s.start as usize).unwrap_or(1);
     (name, line + 1, col)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(src: &str) -> (String, usize) {
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&tree_sitter_cuda::LANGUAGE.into()).unwrap();
+        let (text, tree) = parse_configured(&mut parser, src, &config::Defines::default(), None).unwrap();
+        let skipped = skipped_lines(&tree, &text).len();
+        (text, skipped)
+    }
+
+    /// Two headers of one function, one per arm: the build reads one, and so does the parse.
+    #[test]
+    fn split_headers_parse_as_the_build_reads_them() {
+        let src = "#define ANSI_C 1\n#ifndef ANSI_C\nvoid dump(fp, r)\nFILE *fp; int r;\n#else\nvoid dump(FILE *fp, int r)\n#endif\n{\n    fprintf(fp, \"%d\", r);\n}\n";
+        let (text, skipped) = parse(src);
+        assert_eq!(skipped, 0, "{text}");
+        assert_eq!(text.len(), src.len());
+        assert!(!text.contains("dump(fp, r)") && text.contains("void dump(FILE *fp, int r)"));
+    }
+
+    /// A test the analysis cannot decide (a macro of the platform's) keeps every arm.
+    #[test]
+    fn undecided_blocks_stay() {
+        let src = "#ifdef _WIN32\nvoid dump(int r)\n#else\nvoid dump(long r)\n#endif\n{\n}\n";
+        let (text, _) = parse(src);
+        assert_eq!(text, grammar_text::grammar_text(src));
+    }
+}
