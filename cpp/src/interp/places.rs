@@ -314,6 +314,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     .field("right")
                     .map(|r| self.text(r).split_whitespace().collect())
                     .unwrap_or_default();
+                // An offset that is neither a constant nor one name may be any: read from an
+                // element or a field (`base + c.offset`), or computed (`base + i * page_`, `h +
+                // i * chunk` in a loop over chunks). One name the code steps (`mapped_ += sz`)
+                // is a new offset each time.
+                let anywhere = self.offset_may_be_any(&offset);
                 for l in out.iter() {
                     if self.locs[l.0 as usize].kind == Some(MemKind::VmmMapping) {
                         let root = self.root_of(l);
@@ -327,27 +332,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                             }
                         };
                         self.locs[v.0 as usize].parent = Some(root);
-                        // An offset that is neither a constant nor one name (`base + size`, the
-                        // mirror of a ring) may be any: read from an element or a field
-                        // (`base + c.offset`), or computed (`base + i * page_`).
-                        let one_name = offset
-                            .trim_start_matches("this->")
-                            .chars()
-                            .all(|c| c.is_ascii_alphanumeric() || c == '_');
-                        // One name that the code steps (`mapped_ += sz`) is a new offset each time.
-                        let name = offset.trim_start_matches("this->");
-                        let stepped = one_name
-                            && ["+=", "-=", "++"].iter().any(|op| {
-                                self.src.contains(&format!("{name} {op}"))
-                                    || self.src.contains(&format!("{name}{op}"))
-                                    || self.src.contains(&format!("++{name}"))
-                            });
-                        if (!one_name || stepped) && self.byte_count(&offset).is_none() {
+                        if anywhere {
                             self.locs[v.0 as usize].any_offset = true;
                         }
                         views.insert(v);
                     } else {
-                        views.insert(self.offset_view(l, &format!("{op}{offset}")));
+                        views.insert(self.offset_view(l, &format!("{op}{offset}"), anywhere));
                     }
                 }
                 views
@@ -404,6 +394,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 }
                 if let Some(i) = n.field("indices") {
                     self.expr(i, flow, false);
+                }
+                // `h[k]` is `*(h + k)`: the part `h + k` where the program names it elsewhere.
+                if let Some(k) = index {
+                    let offset: String = format!("+{}", self.text(k).split_whitespace().collect::<String>());
+                    target = target
+                        .iter()
+                        .map(|l| self.views.get(&(self.root_of(l), offset.clone())).copied().unwrap_or(l))
+                        .collect();
                 }
                 self.access(n, &target, write, flow);
                 // An array of pointers: what its elements hold (at a constant index stored
@@ -803,7 +801,21 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// allocation, one per offset as written, so that work on two parts of one buffer is not
     /// taken as work on the same bytes. Memory of no known kind, null, and a zero offset stay
     /// what they are.
-    fn offset_view(&mut self, l: Loc, offset: &str) -> Loc {
+    /// Whether a pointer's offset as written (`size`, `i * chunk`, `c.offset`) may be any
+    /// offset: not a constant, and not one name the code leaves unchanged.
+    fn offset_may_be_any(&self, offset: &str) -> bool {
+        let name = offset.trim_start_matches("this->");
+        let one_name = name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let stepped = one_name
+            && ["+=", "-=", "++"].iter().any(|op| {
+                self.src.contains(&format!("{name} {op}"))
+                    || self.src.contains(&format!("{name}{op}"))
+                    || self.src.contains(&format!("++{name}"))
+            });
+        (!one_name || stepped) && self.byte_count(offset).is_none()
+    }
+
+    fn offset_view(&mut self, l: Loc, offset: &str, anywhere: bool) -> Loc {
         let info = &self.locs[l.0 as usize];
         if l == self.null
             || l == self.unknown
@@ -827,6 +839,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         view.attached = info.attached;
         view.attached_streams = info.attached_streams.clone();
         view.many = info.many;
+        view.any_offset = anywhere;
         self.views.insert(key, v);
         v
     }

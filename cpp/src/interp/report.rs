@@ -140,11 +140,10 @@ impl Regions for FileRegions<'_> {
     fn apart(&self, a: Loc, b: Loc) -> bool {
         a != b
             && self.root(a) == self.root(b)
-            && (self.at_offset(a) || self.at_offset(b))
+            && [a, b].iter().any(|l| self.locs.get(l.0 as usize).is_some_and(|i| i.parent.is_some()))
+            // A part at an offset that may be any (`h + i * chunk`) may be the other.
+            && ![a, b].iter().any(|l| self.locs.get(l.0 as usize).is_some_and(|i| i.any_offset))
             && self.mem_kind(a) != Some(MemKind::VmmMapping)
-    }
-    fn at_offset(&self, l: Loc) -> bool {
-        self.locs.get(l.0 as usize).is_some_and(|i| i.parent.is_some())
     }
     fn one_of_many(&self, l: Loc) -> bool {
         self.locs.get(self.root(l).0 as usize).is_some_and(|i| i.many)

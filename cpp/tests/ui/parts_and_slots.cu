@@ -140,3 +140,35 @@ float wrapper_given_to_helper_other_synced(const float* d, size_t n) {
     cudaStreamSynchronize(upload);
     return h_pinned[0]; //~ missing_sync
 }
+
+static double host_sum(const float* p, size_t n) {
+    double s = 0.0;
+    for (size_t i = 0; i < n; ++i) s += p[i];
+    return s;
+}
+
+// The left half read once its stream is done, while the right half's download still runs.
+double ok_left_half_read_while_right_runs(const float* d, size_t n, cudaStream_t left, cudaStream_t right) {
+    const size_t half = n / 2;
+    float* h;
+    cudaMallocHost(&h, n * sizeof(float));
+    cudaMemcpyAsync(h, d, half * sizeof(float), cudaMemcpyDeviceToHost, left);
+    cudaMemcpyAsync(h + half, d + half, half * sizeof(float), cudaMemcpyDeviceToHost, right);
+    cudaStreamSynchronize(left);
+    double sum = host_sum(h, half);
+    cudaStreamSynchronize(right);
+    return sum + host_sum(h + half, half);
+}
+
+// The same with the right half read before its stream is done.
+double right_half_read_early(const float* d, size_t n, cudaStream_t left, cudaStream_t right) {
+    const size_t half = n / 2;
+    float* h;
+    cudaMallocHost(&h, n * sizeof(float));
+    cudaMemcpyAsync(h, d, half * sizeof(float), cudaMemcpyDeviceToHost, left);
+    cudaMemcpyAsync(h + half, d + half, half * sizeof(float), cudaMemcpyDeviceToHost, right);
+    cudaStreamSynchronize(left);
+    double sum = host_sum(h, half) + h[half]; //~ missing_sync
+    cudaStreamSynchronize(right);
+    return sum;
+}

@@ -55,10 +55,6 @@ pub trait Regions {
     fn apart(&self, _a: Loc, _b: Loc) -> bool {
         false
     }
-    /// Whether `l` is a place at an offset into its allocation (see [`Regions::apart`]).
-    fn at_offset(&self, _l: Loc) -> bool {
-        false
-    }
     /// Whether the memory at `l` is one of several allocations the front end does not tell
     /// apart (made by one call in a loop, the elements of an array of buffers): work on one of
     /// them and an access to one of them are the same buffer only where the program says so.

@@ -78,9 +78,11 @@ declare_lint! {
     /// waited for depends on the index, which the analysis does not follow: not reported. Nor
     /// are two places of a VMM reservation at offsets that are not constants (`base + head`).
     /// In C++, two places of one buffer at offsets written differently (`d` and `d + half`,
-    /// `h + lo` and `h + hi`) are two parts of it: work on one part racing work on another
-    /// stream over the whole buffer is not reported, nor a host access through one part while
-    /// work uses another (the host through the buffer itself, `h[i]`, still is).
+    /// `h + lo` and `h + hi`) are two parts of it, whose bytes the analysis does not compare:
+    /// work on one part and work on another stream, or a host access, through another part is
+    /// not reported, also where the one through the buffer itself covers it all (a copy of the
+    /// whole buffer, a host loop over every element while a copy into `h + half` runs). `h[k]`
+    /// is the part `h + k` where the program names that part.
     /// A value sent over a channel (`Sender::send`) is the receiver's at once: where it carries
     /// nothing to wait on (an event, a stream), the send counts as a read of what an
     /// asynchronous copy may still write, even where the receiver waits on something else
@@ -164,10 +166,9 @@ fn conflicts<S: Copy + PartialEq, X: Ext>(regions: &LocSet, access: Access, cx: 
             if cx.regions.one_of_many(l) && cx.state.may_have_finished(op) {
                 continue;
             }
-            // The host through one part of a buffer, the work on another (`h + lo`, `h + hi`):
-            // no evidence of the same bytes. (The host through the buffer itself, `h[i]`, may
-            // reach any part.)
-            let same = |w: Loc| cx.regions.overlaps(w, l) && !(cx.regions.at_offset(l) && cx.regions.apart(w, l));
+            // The host through one part of a buffer, the work on another (`h` and `h + half`,
+            // `h + lo` and `h + hi`): no evidence of the same bytes. (A free releases every part.)
+            let same = |w: Loc| cx.regions.overlaps(w, l) && (access == Access::Free || !cx.regions.apart(w, l));
             let hit = match access {
                 // Writes assumed of a kernel whose source was not seen are no evidence:
                 // `unverified` says so.
