@@ -698,6 +698,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         flow.capturing.union_with(&streams);
                         continue;
                     }
+                    // An event the analysis cannot name (held where it does not follow) may
+                    // have been recorded after any work: the stream waits for it all as far as
+                    // the evidence goes.
+                    if events.is_empty() || events.contains(self.unknown) {
+                        let inflight = flow.m.inflight_may.clone();
+                        self.machine.order_after(&mut flow.m, &streams, &inflight);
+                        continue;
+                    }
                     self.machine.wait_events(&mut flow.m, &streams, &events);
                 }
                 Effect::Register(i) => {

@@ -38,6 +38,68 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         items.iter().filter(|l| !collections.contains(*l)).collect()
     }
 
+    /// The parts of buffers a loop reaches at offsets that change each round (`d + off` with
+    /// `off` declared in the body, `h + i * chunk` with `i` the counter): each round's part is
+    /// another item, as the elements of a collection are.
+    pub(super) fn loop_offset_views(&self, n: Node<'t>) -> LocSet {
+        let names = self.round_names(n);
+        if names.is_empty() {
+            return LocSet::new();
+        }
+        self.views
+            .iter()
+            .filter(|((_, offset), _)| names_in(offset).any(|token| names.iter().any(|name| name == token)))
+            .map(|(_, &v)| v)
+            .collect()
+    }
+
+    /// Whether an offset written at `at` (`off`, `i * chunk`) names a value that changes each
+    /// round of a loop around it: the loop's counter, or a name declared in its body.
+    pub(super) fn offset_changes_per_round(&self, at: Node<'t>, offset: &str) -> bool {
+        let mut cur = at.parent();
+        while let Some(p) = cur {
+            match p.kind() {
+                "for_statement" | "while_statement" | "do_statement" | "for_range_loop" => {
+                    let names = self.round_names(p);
+                    if names_in(offset).any(|token| names.iter().any(|name| name == token)) {
+                        return true;
+                    }
+                }
+                "function_definition" | "lambda_expression" => return false,
+                _ => {}
+            }
+            cur = p.parent();
+        }
+        false
+    }
+
+    /// The names whose values change each round of loop `n`: its counter and the names its
+    /// body declares.
+    fn round_names(&self, n: Node<'t>) -> Vec<String> {
+        let mut names: Vec<String> = self.loop_counter(n).into_iter().collect();
+        if let Some(body) = n.field("body") {
+            let mut stack = vec![body];
+            let mut seen = 0;
+            while let Some(x) = stack.pop() {
+                seen += 1;
+                if seen > MAX_BODY_NODES {
+                    break;
+                }
+                if x.kind() == "declaration" {
+                    let mut c = x.walk();
+                    for d in x.children_by_field_name("declarator", &mut c) {
+                        if let Some(name) = super::declared_name(d, self.src) {
+                            names.push(name);
+                        }
+                    }
+                }
+                let mut c = x.walk();
+                stack.extend(x.named_children(&mut c));
+            }
+        }
+        names
+    }
+
     /// The memory an object's fields hold, and that of its member objects.
     pub(super) fn held_memory(&self, o: Loc, flow: &Flow) -> LocSet {
         self.held_by(o, flow, 0)
@@ -143,4 +205,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             self.machine.next_item(&mut flow.m, item, started);
         }
     }
+}
+
+/// The names in an offset as written (`i * chunk_` names `i` and `chunk_`).
+fn names_in(offset: &str) -> impl Iterator<Item = &str> {
+    offset
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|t| !t.is_empty())
 }

@@ -527,6 +527,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     round.facts.insert(var.clone(), Fact::Above(*first));
                 }
             }
+            let mut items = items.clone();
+            if round_index > 0 {
+                items.union_with(&self.loop_offset_views(n));
+            }
             if !items.is_empty() {
                 let started: OpSet = self.since(loop_mark).ops.into_iter().collect();
                 self.next_round(&items, &started, &mut round);

@@ -6,6 +6,7 @@
 // annotation; ok_* functions stay silent.
 // cuda-lint: allow-file(uninitialized_device_read, device_memory_leak)
 #include <cuda_runtime.h>
+#include <vector>
 
 __global__ void clamp01(float* x, size_t n) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -171,4 +172,75 @@ double right_half_read_early(const float* d, size_t n, cudaStream_t left, cudaSt
     double sum = host_sum(h, half) + h[half]; //~ missing_sync
     cudaStreamSynchronize(right);
     return sum;
+}
+
+// Tiles at an offset each round sets (`off`): upload, compute and download of one tile ordered
+// by that tile's events; a round's new work is on another tile than the last round's.
+void ok_tiles_ordered_by_their_events(size_t tile, int tiles, cudaStream_t up, cudaStream_t comp, cudaStream_t down) {
+    float *h_src, *h_dst, *d_src, *d_dst;
+    cudaMallocHost(&h_src, tile * tiles * sizeof(float));
+    cudaMallocHost(&h_dst, tile * tiles * sizeof(float));
+    cudaMalloc(&d_src, tile * tiles * sizeof(float));
+    cudaMalloc(&d_dst, tile * tiles * sizeof(float));
+    cudaEvent_t uploaded[8], computed[8];
+    for (int t = 0; t < 8; ++t) {
+        cudaEventCreate(&uploaded[t]);
+        cudaEventCreate(&computed[t]);
+    }
+    for (int t = 0; t < tiles; ++t) {
+        const size_t off = size_t(t) * tile;
+        cudaMemcpyAsync(d_src + off, h_src + off, tile * sizeof(float), cudaMemcpyHostToDevice, up);
+        cudaEventRecord(uploaded[t], up);
+        cudaStreamWaitEvent(comp, uploaded[t], 0);
+        clamp01<<<(tile + 255) / 256, 256, 0, comp>>>(d_src + off, tile);
+        cudaMemcpyAsync(d_dst + off, d_src + off, tile * sizeof(float), cudaMemcpyDeviceToDevice, comp);
+        cudaEventRecord(computed[t], comp);
+        cudaStreamWaitEvent(down, computed[t], 0);
+        cudaMemcpyAsync(h_dst + off, d_dst + off, tile * sizeof(float), cudaMemcpyDeviceToHost, down);
+    }
+    cudaStreamSynchronize(down);
+    float first = h_dst[0];
+    (void)first;
+}
+
+// The same tiles downloaded, but only the compute stream waited for: the whole buffer's read
+// may meet any tile's download.
+double tiles_read_after_the_wrong_stream(size_t tile, int tiles, cudaStream_t comp, cudaStream_t down) {
+    float *h_out, *d_out;
+    cudaMallocHost(&h_out, tile * tiles * sizeof(float));
+    cudaMalloc(&d_out, tile * tiles * sizeof(float));
+    for (int t = 0; t < tiles; ++t) {
+        const size_t off = size_t(t) * tile;
+        clamp01<<<(tile + 255) / 256, 256, 0, comp>>>(d_out + off, tile);
+        cudaEvent_t done;
+        cudaEventCreate(&done);
+        cudaEventRecord(done, comp);
+        cudaStreamWaitEvent(down, done, 0);
+        cudaMemcpyAsync(h_out + off, d_out + off, tile * sizeof(float), cudaMemcpyDeviceToHost, down);
+    }
+    cudaStreamSynchronize(comp);
+    double sum = 0.0;
+    for (size_t i = 0; i < tile * tiles; ++i) sum += h_out[i]; //~ missing_sync
+    return sum;
+}
+
+struct StageEvents {
+    cudaEvent_t done;
+};
+
+// An event the analysis cannot name (made through a range's reference into a vector of
+// structs) waited by the download stream: no evidence the download is unordered.
+float ok_wait_on_an_event_not_followed(const float* d_in, size_t n, cudaStream_t comp, cudaStream_t down) {
+    float *h, *d;
+    cudaMallocHost(&h, n * sizeof(float));
+    cudaMalloc(&d, n * sizeof(float));
+    std::vector<StageEvents> ev(2);
+    for (StageEvents& e : ev) cudaEventCreate(&e.done);
+    cudaMemcpyAsync(d, d_in, n * sizeof(float), cudaMemcpyDeviceToDevice, comp);
+    clamp01<<<(n + 255) / 256, 256, 0, comp>>>(d, n);
+    cudaEventRecord(ev[0].done, comp);
+    cudaStreamWaitEvent(down, ev[0].done, 0);
+    cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, down);
+    cudaStreamSynchronize(down);
+    return h[0];
 }
