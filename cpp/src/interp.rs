@@ -270,6 +270,10 @@ pub struct FileAnalysis<'s, 't> {
     call_sites: Vec<u32>,
     /// Per call of `call_sites`, whether it lies in a loop of its function.
     calls_in_loop: Vec<bool>,
+    /// Per loop, the names whose values change each round (see `round_names`).
+    round_names_of: std::cell::RefCell<HashMap<usize, std::rc::Rc<Vec<String>>>>,
+    /// Per loop, the views it moves over and how many views there were then.
+    offset_views_of: std::cell::RefCell<HashMap<usize, (usize, LocSet)>>,
     /// Views into VMM reservations, by reservation and offset as written.
     views: HashMap<(Loc, String), Loc>,
     /// For each function run inline, the text of the argument each parameter was given (a
@@ -381,6 +385,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             op_by_site: HashMap::new(),
             call_sites: Vec::new(),
             calls_in_loop: Vec::new(),
+            round_names_of: Default::default(),
+            offset_views_of: Default::default(),
             views: HashMap::new(),
             param_texts: Vec::new(),
             legacy: Loc(0),

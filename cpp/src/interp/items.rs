@@ -42,15 +42,26 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// `off` declared in the body, `h + i * chunk` with `i` the counter): each round's part is
     /// another item, as the elements of a collection are.
     pub(super) fn loop_offset_views(&self, n: Node<'t>) -> LocSet {
-        let names = self.round_names(n);
-        if names.is_empty() {
-            return LocSet::new();
+        // Views are only ever added: what was found stays, until there are more.
+        if let Some((known, found)) = self.offset_views_of.borrow().get(&n.id())
+            && *known == self.views.len()
+        {
+            return found.clone();
         }
-        self.views
-            .iter()
-            .filter(|((_, offset), _)| names_in(offset).any(|token| names.iter().any(|name| name == token)))
-            .map(|(_, &v)| v)
-            .collect()
+        let names = self.round_names(n);
+        let found: LocSet = if names.is_empty() {
+            LocSet::new()
+        } else {
+            self.views
+                .iter()
+                .filter(|((_, offset), _)| names_in(offset).any(|token| names.iter().any(|name| name == token)))
+                .map(|(_, &v)| v)
+                .collect()
+        };
+        self.offset_views_of
+            .borrow_mut()
+            .insert(n.id(), (self.views.len(), found.clone()));
+        found
     }
 
     /// Whether an offset written at `at` (`off`, `i * chunk`) names a value that changes each
@@ -75,7 +86,16 @@ impl<'s, 't> FileAnalysis<'s, 't> {
 
     /// The names whose values change each round of loop `n`: its counter and the names its
     /// body declares.
-    fn round_names(&self, n: Node<'t>) -> Vec<String> {
+    fn round_names(&self, n: Node<'t>) -> std::rc::Rc<Vec<String>> {
+        if let Some(names) = self.round_names_of.borrow().get(&n.id()) {
+            return names.clone();
+        }
+        let names = std::rc::Rc::new(self.find_round_names(n));
+        self.round_names_of.borrow_mut().insert(n.id(), names.clone());
+        names
+    }
+
+    fn find_round_names(&self, n: Node<'t>) -> Vec<String> {
         let mut names: Vec<String> = self.loop_counter(n).into_iter().collect();
         if let Some(body) = n.field("body") {
             let mut stack = vec![body];

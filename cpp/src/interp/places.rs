@@ -318,7 +318,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 // element or a field (`base + c.offset`), or computed (`base + i * page_`, `h +
                 // i * chunk` in a loop over chunks). One name the code steps (`mapped_ += sz`),
                 // or one a loop sets each round (`off = c * chunk`), is a new offset each time.
-                let anywhere = self.offset_may_be_any(&offset) || self.offset_changes_per_round(n, &offset);
+                let anywhere =
+                    !out.is_empty() && (self.offset_may_be_any(&offset) || self.offset_changes_per_round(n, &offset));
                 for l in out.iter() {
                     if self.locs[l.0 as usize].kind == Some(MemKind::VmmMapping) {
                         let root = self.root_of(l);
