@@ -1560,27 +1560,45 @@ pub(crate) fn const_bytes_with(text: &str, resolve: &dyn Fn(&str) -> Option<u64>
                 '(' => depth += 1,
                 ')' => depth -= 1,
                 '+' if depth == 0 => at = Some((i, 1)),
+                // `a - b` (not a sign, not `->`), evaluated as C does, in unsigned bytes.
+                '-' if depth == 0
+                    && i > 0
+                    && !s[i..].starts_with("->")
+                    && !s[..i].trim_end().ends_with(['*', '/', '%', '(', '+', '-']) =>
+                {
+                    at = Some((i, 0))
+                }
                 '<' if depth == 0 && s[i..].starts_with("<<") && at.is_none() => at = Some((i, 2)),
                 _ => {}
             }
         }
         match at {
             Some((i, 1)) => sum(&s[..i], r)?.checked_add(sum(&s[i + 1..], r)?),
+            Some((i, 0)) => sum(&s[..i], r)?.checked_sub(sum(&s[i + 1..], r)?),
             Some((i, _)) => sum(&s[..i], r)?.checked_shl(u32::try_from(sum(&s[i + 2..], r)?).ok()?),
             None => product(s, r),
         }
     }
     fn product(s: &str, r: &dyn Fn(&str) -> Option<u64>) -> Option<u64> {
-        let mut depth = 0i32;
+        // The last `*`, `/` or `%` outside parentheses: C's operators of one precedence group
+        // from the left.
+        let (mut depth, mut at) = (0i32, None);
         for (i, c) in s.char_indices() {
             match c {
                 '(' => depth += 1,
                 ')' => depth -= 1,
-                '*' if depth == 0 && i > 0 => return product(&s[..i], r)?.checked_mul(product(&s[i + 1..], r)?),
+                '*' | '/' | '%' if depth == 0 && i > 0 && !s[..i].trim_end().ends_with(['*', '/', '%']) => {
+                    at = Some((i, c))
+                }
                 _ => {}
             }
         }
-        atom(s.trim(), r)
+        match at {
+            Some((i, '*')) => product(&s[..i], r)?.checked_mul(atom(s[i + 1..].trim(), r)?),
+            Some((i, '/')) => product(&s[..i], r)?.checked_div(atom(s[i + 1..].trim(), r)?),
+            Some((i, _)) => product(&s[..i], r)?.checked_rem(atom(s[i + 1..].trim(), r)?),
+            None => atom(s.trim(), r),
+        }
     }
     fn atom(s: &str, r: &dyn Fn(&str) -> Option<u64>) -> Option<u64> {
         if let Some(inner) = s.strip_prefix("sizeof") {
@@ -1621,6 +1639,11 @@ mod const_bytes_tests {
         assert_eq!(const_bytes("256"), Some(256));
         assert_eq!(const_bytes("0x100UL"), Some(256));
         assert_eq!(const_bytes("sizeof(unsigned  long long) + 8"), Some(16));
+        assert_eq!(const_bytes("(4096 / 2 + 1) * sizeof(float)"), Some(8196));
+        assert_eq!(const_bytes("64 - 16 - 8"), Some(40));
+        assert_eq!(const_bytes("100 / 10 * 3"), Some(30));
+        assert_eq!(const_bytes("10 % 4 * 2"), Some(4));
+        assert_eq!(const_bytes("8 - 16"), None);
         assert_eq!(const_bytes("n * sizeof(float)"), None);
         assert_eq!(const_bytes("sizeof(h_data)"), None);
         assert_eq!(const_bytes("sizeof(Params)"), None);

@@ -158,7 +158,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// At the start of a function analysed on its own: the file's arrays and containers are
     /// memory of their own (the same each time).
     pub(super) fn bind_globals(&mut self, flow: &mut Flow) {
-        let arrays: Vec<(String, Node<'t>, MemKind)> = self
+        let arrays: Vec<(String, Node<'t>, MemKind, &'s str)> = self
             .globals
             .iter()
             .filter_map(|(name, g)| {
@@ -171,12 +171,19 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 } else {
                     self.container_kind_of(g.ty)
                 };
-                kind.map(|k| (name.clone(), g.declarator, k))
+                kind.map(|k| (name.clone(), g.declarator, k, g.ty))
             })
             .collect();
         let globals = LocSet::single(self.globals_obj);
-        for (name, declarator, kind) in arrays {
+        for (name, declarator, kind, ty) in arrays {
             let l = self.container(declarator, kind, &name);
+            // A file-scope array holds what its declaration says (`static float3 pos[N]`).
+            if contains_kind(declarator, "array_declarator") && self.locs[l.0 as usize].bytes.is_none() {
+                self.var_types
+                    .entry(name.clone())
+                    .or_insert_with(|| (ty, super::array_lengths(declarator, self.src), false));
+                self.locs[l.0 as usize].bytes = self.fixed_bytes(&name, ty, true, None);
+            }
             self.store_field(&globals, &name, &LocSet::single(l), flow);
         }
         // Pointers nothing gives memory: null wherever they are used.

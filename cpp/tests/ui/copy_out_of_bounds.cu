@@ -104,3 +104,34 @@ void ok_alias_of_the_same_type(const half_real* h) {
     cudaMemcpy(d, h, N * sizeof(half_real), cudaMemcpyHostToDevice);
     cudaFree(d);
 }
+
+#define NFFT 4096
+#define NBINS (NFFT / 2 + 1)
+static float g_spectrum[NFFT];
+static float g_bins[NBINS];
+
+// Sizes through macros that divide and subtract, as C computes them.
+void fires_full_spectrum_into_one_sided_bins() {
+    float* d;
+    cudaMalloc(&d, NBINS * sizeof(float));
+    cudaMemset(d, 0, NFFT * sizeof(float)); //~ copy_out_of_bounds
+    cudaFree(d);
+}
+
+void ok_one_sided_bins(int unused) {
+    float* d;
+    cudaMalloc(&d, NBINS * sizeof(float));
+    cudaMemset(d, 0, (NFFT - NFFT / 2 + 1) * sizeof(float));
+    cudaMemcpy(g_bins, d, NBINS * sizeof(float), cudaMemcpyDeviceToHost);
+    cudaFree(d);
+}
+
+// A file-scope array holds what its declaration says.
+void fires_into_a_smaller_file_array() {
+    float* d;
+    cudaMalloc(&d, NFFT * sizeof(float));
+    cudaMemset(d, 0, NFFT * sizeof(float));
+    cudaMemcpy(g_bins, d, NFFT * sizeof(float), cudaMemcpyDeviceToHost); //~ copy_out_of_bounds
+    cudaMemcpy(g_spectrum, d, NFFT * sizeof(float), cudaMemcpyDeviceToHost);
+    cudaFree(d);
+}
