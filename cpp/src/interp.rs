@@ -151,6 +151,8 @@ enum Fact {
     Is(String),
     /// It is none of these values.
     IsNot(Vec<String>),
+    /// It is one of these values (the labels of cases that share a body).
+    OneOf(Vec<String>),
     /// A number greater than this one (a loop counter past its first round).
     Above(i64),
 }
@@ -164,6 +166,8 @@ impl Fact {
             Fact::Is(v) => Some(v == value),
             Fact::IsNot(vs) if vs.iter().any(|v| v == value) => Some(false),
             Fact::IsNot(_) => None,
+            Fact::OneOf(vs) if !vs.iter().any(|v| v == value) => Some(false),
+            Fact::OneOf(_) => None,
             // Nonzero when above a nonnegative number.
             Fact::Above(a) if value == "true" => (*a >= 0).then_some(true),
             Fact::Above(a) => parse_int(value).and_then(|v| (v <= *a).then_some(false)),
@@ -191,9 +195,34 @@ impl Fact {
                 "<=" if value <= *a => Some(false),
                 _ => None,
             },
-            Fact::IsNot(_) => None,
+            Fact::IsNot(_) | Fact::OneOf(_) => None,
         }
     }
+}
+
+/// Per parameter of a kernel the file only declares (`__global__ void spin(volatile unsigned*
+/// latch);`, its body in another file), whether it is a `volatile` pointer.
+fn declared_volatile_params(src: &str, name: &str) -> Vec<bool> {
+    let mut from = 0;
+    while let Some(i) = src[from..].find("__global__") {
+        let at = from + i;
+        from = at + "__global__".len();
+        let Some(open) = src[from..].find('(').map(|o| from + o) else {
+            break;
+        };
+        let head = &src[from..open];
+        if head.contains([';', '{', '}']) || head.split_whitespace().last() != Some(name) {
+            continue;
+        }
+        let Some(close) = src[open..].find(')').map(|c| open + c) else {
+            break;
+        };
+        return src[open + 1..close]
+            .split(',')
+            .map(|p| p.contains("volatile") && p.contains('*'))
+            .collect();
+    }
+    Vec::new()
 }
 
 /// An integer literal (`0`, `16`, `0x10`, `8u`).
@@ -489,7 +518,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             .ok()
             .and_then(|sigs| sigs.into_iter().find(|k| k.name == name))
             .map(|k| k.params.iter().map(|p| p.is_volatile && p.is_pointer()).collect())
-            .unwrap_or_default();
+            .unwrap_or_else(|| declared_volatile_params(self.src, name));
         let info = (
             kernel_writes(self.src, name),
             kernel_fence(self.src, name),

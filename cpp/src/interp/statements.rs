@@ -221,6 +221,57 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 let cond = n.field("condition")?;
                 let then = n.field("consequence");
                 let alt = n.field("alternative");
+                if let Some((var, values, when_in)) = self.set_test(cond) {
+                    self.expr(cond, flow, false);
+                    let known = flow.facts.get(&var).cloned();
+                    // The values the variable may still have among the tested ones.
+                    let possible: Vec<String> = values
+                        .iter()
+                        .filter(|v| known.as_ref().is_none_or(|f| f.equals(v) != Some(false)))
+                        .cloned()
+                        .collect();
+                    let surely_in = known
+                        .as_ref()
+                        .is_some_and(|f| values.iter().any(|v| f.equals(v) == Some(true)));
+                    let mut out = Vec::new();
+                    for inside in [true, false] {
+                        if (inside && possible.is_empty()) || (!inside && surely_in) {
+                            continue;
+                        }
+                        let mut part = flow.clone();
+                        let fact = if inside {
+                            match possible.as_slice() {
+                                [one] => Fact::Is(one.clone()),
+                                _ => Fact::OneOf(possible.clone()),
+                            }
+                        } else {
+                            match &known {
+                                Some(Fact::OneOf(vs)) => {
+                                    let rest: Vec<String> =
+                                        vs.iter().filter(|v| !values.contains(v)).cloned().collect();
+                                    match rest.as_slice() {
+                                        [one] => Fact::Is(one.clone()),
+                                        _ => Fact::OneOf(rest),
+                                    }
+                                }
+                                Some(Fact::IsNot(vs)) => {
+                                    let mut vs = vs.clone();
+                                    vs.extend(values.iter().filter(|v| !vs.contains(v)).cloned().collect::<Vec<_>>());
+                                    Fact::IsNot(vs)
+                                }
+                                Some(f @ Fact::Is(_)) => f.clone(),
+                                _ => Fact::IsNot(values.clone()),
+                            }
+                        };
+                        part.facts.insert(var.clone(), fact);
+                        let body = if inside == when_in { then } else { alt };
+                        if let Some(b) = body {
+                            self.statement(b, &mut part);
+                        }
+                        out.push(part);
+                    }
+                    return Some(out);
+                }
                 let Some(test) = self.test(cond) else {
                     // `a && b`, `!a || b`: decided when the facts decide it, else both ways.
                     let decided = self.decide(cond, &flow.facts, 0)?;
@@ -247,6 +298,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                             Fact::Is(test.value.clone())
                         } else {
                             match part.facts.get(&test.var) {
+                                // One of a case group's labels, not this one: the others.
+                                Some(Fact::OneOf(vs)) => {
+                                    let rest: Vec<String> = vs.iter().filter(|v| **v != test.value).cloned().collect();
+                                    match rest.as_slice() {
+                                        [one] => Fact::Is(one.clone()),
+                                        _ => Fact::OneOf(rest),
+                                    }
+                                }
                                 Some(Fact::IsNot(vs)) => {
                                     let mut vs = vs.clone();
                                     if !vs.contains(&test.value) {
@@ -331,6 +390,53 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     /// The variable a condition tests, when it is that simple.
+    /// `x == A || x == B ...` (the branch is taken when `x` is one of them) or `x != A && x !=
+    /// B ...` (taken when it is none): the variable, the values, and which way is "one of".
+    pub(super) fn set_test(&self, cond: Node<'t>) -> Option<(String, Vec<String>, bool)> {
+        let mut e = cond;
+        for _ in 0..4 {
+            match e.kind() {
+                "condition_clause" | "parenthesized_expression" => e = e.named_child(0)?,
+                _ => break,
+            }
+        }
+        let op = e.field("operator").map(|o| self.text(o))?;
+        let when_in = match op {
+            "||" => true,
+            "&&" => false,
+            _ => return None,
+        };
+        // The operands, flattened: `a || b || c` is `(a || b) || c`.
+        let mut operands = Vec::new();
+        let mut stack = vec![e];
+        while let Some(x) = stack.pop() {
+            if operands.len() > 32 {
+                return None;
+            }
+            let mut x = x;
+            while x.kind() == "parenthesized_expression" {
+                x = x.named_child(0)?;
+            }
+            if x.kind() == "binary_expression" && x.field("operator").map(|o| self.text(o)) == Some(op) {
+                stack.push(x.field("right")?);
+                stack.push(x.field("left")?);
+            } else {
+                operands.push(x);
+            }
+        }
+        let mut var: Option<String> = None;
+        let mut values = Vec::new();
+        for o in operands {
+            let t = self.test(o)?;
+            if t.when_equal != when_in || t.value == "true" || var.as_ref().is_some_and(|v| *v != t.var) {
+                return None;
+            }
+            var = Some(t.var);
+            values.push(t.value);
+        }
+        (values.len() >= 2).then(|| (var.unwrap_or_default(), values, when_in))
+    }
+
     pub(super) fn test(&self, cond: Node<'t>) -> Option<Test> {
         let mut e = cond;
         for _ in 0..4 {
@@ -404,37 +510,73 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let mut labels: Vec<String> = Vec::new();
         let mut has_default = false;
         let mut c = body.walk();
-        let cases: Vec<Node> = body.named_children(&mut c).collect();
-        for case in cases {
-            if case.kind() != "case_statement" {
-                continue;
-            }
+        let cases: Vec<Node> = body
+            .named_children(&mut c)
+            .filter(|case| case.kind() == "case_statement")
+            .collect();
+        // Cases without statements share the body of the next (`case A: case B: body`): one
+        // path for the group, knowing the value is one of its labels.
+        let mut group: Vec<Option<String>> = Vec::new();
+        for (at, &case) in cases.iter().enumerate() {
             let label = case.field("value").map(|v| self.text(v).to_string());
             has_default |= label.is_none();
             labels.extend(label.clone());
-            // A case the path's facts rule out is not taken.
-            if let (Some(f), Some(l)) = (&known, &label)
-                && f.equals(l) == Some(false)
+            group.push(label);
+            let empty = {
+                let mut cc = case.walk();
+                case.named_children(&mut cc)
+                    .all(|s| Some(s) == case.field("value") || s.kind() == "comment")
+            };
+            if empty && at + 1 < cases.len() {
+                continue;
+            }
+            let group_labels = std::mem::take(&mut group);
+            // A group the path's facts rule out is not taken (a `default` may always be).
+            if let Some(f) = &known
+                && group_labels
+                    .iter()
+                    .all(|l| l.as_ref().is_some_and(|l| f.equals(l) == Some(false)))
             {
                 continue;
             }
             let mut path = entry.clone();
-            if let (Some(v), Some(l)) = (&var, &label) {
-                path.facts.insert(v.clone(), Fact::Is(l.clone()));
+            if let Some(v) = &var
+                && group_labels.iter().all(Option::is_some)
+            {
+                let mut values: Vec<String> = group_labels.iter().flatten().cloned().collect();
+                // What the path already knew narrows the group.
+                if let Some(f) = &known {
+                    values.retain(|l| f.equals(l) != Some(false));
+                }
+                let fact = match values.as_slice() {
+                    [one] => Fact::Is(one.clone()),
+                    _ => Fact::OneOf(values),
+                };
+                path.facts.insert(v.clone(), fact);
             }
-            let mut cc = case.walk();
-            let stmts: Vec<Node> = case
-                .named_children(&mut cc)
-                .filter(|s| Some(*s) != case.field("value"))
-                .collect();
-            for st in stmts {
-                self.statement(st, &mut path);
+            // The case's statements, then the next case's while no `break` (or `return`)
+            // ends the path.
+            for &next in &cases[at..] {
+                let mut cc = next.walk();
+                let stmts: Vec<Node> = next
+                    .named_children(&mut cc)
+                    .filter(|s| Some(*s) != next.field("value"))
+                    .collect();
+                for st in stmts {
+                    self.statement(st, &mut path);
+                }
+                if path.dead || ends_case(next) {
+                    break;
+                }
             }
             // `break` ends a case, not the function.
             path.dead = path.dead && entry.dead;
             out.push(path);
         }
+        // A switch over every enumerator of an enum the file defines has no path of no case.
+        let covers_enum = !has_default && covers_an_enum(n, &labels, self.src);
         if !has_default
+            && !covers_enum
             && known
                 .as_ref()
                 .is_none_or(|f| labels.iter().all(|l| f.equals(l) != Some(true)))
@@ -995,6 +1137,71 @@ fn breaks_out(body: Node<'_>) -> bool {
                 continue;
             }
             _ => {}
+        }
+        let mut c = x.walk();
+        stack.extend(x.named_children(&mut c));
+    }
+    false
+}
+
+/// Whether a `case` ends with its own `break` (or `return`, `continue`, `goto`, `throw`), at
+/// its level or in a block that is its body: what follows is not run after it.
+fn ends_case(case: Node<'_>) -> bool {
+    let mut c = case.walk();
+    case.named_children(&mut c).any(|s| match s.kind() {
+        "break_statement" | "return_statement" | "continue_statement" | "goto_statement" | "throw_statement" => true,
+        "compound_statement" => {
+            let mut cc = s.walk();
+            s.named_children(&mut cc).any(|t| {
+                matches!(
+                    t.kind(),
+                    "break_statement"
+                        | "return_statement"
+                        | "continue_statement"
+                        | "goto_statement"
+                        | "throw_statement"
+                )
+            })
+        }
+        "expression_statement" => s.named_child(0).is_some_and(|e| e.kind() == "throw_expression"),
+        _ => false,
+    })
+}
+
+/// Whether `labels` name every enumerator of one enum the file defines (`Kind::A` is `A`).
+fn covers_an_enum(switch: Node<'_>, labels: &[String], src: &str) -> bool {
+    let last = |l: &str| l.rsplit("::").next().unwrap_or(l).trim().to_string();
+    let named: std::collections::HashSet<String> = labels.iter().map(|l| last(l)).collect();
+    if named.is_empty() {
+        return false;
+    }
+    let mut root = switch;
+    while let Some(p) = root.parent() {
+        root = p;
+    }
+    let mut stack = vec![root];
+    let mut seen = 0;
+    while let Some(x) = stack.pop() {
+        seen += 1;
+        if seen > 200_000 {
+            return false;
+        }
+        if x.kind() == "enumerator_list" {
+            let mut c = x.walk();
+            let names: Vec<String> = x
+                .named_children(&mut c)
+                .filter(|e| e.kind() == "enumerator")
+                .filter_map(|e| e.child_by_field_name("name"))
+                .map(|n| n.utf8_text(src.as_bytes()).unwrap_or("").to_string())
+                .collect();
+            if !names.is_empty() && names.iter().any(|n| named.contains(n)) {
+                return names.iter().all(|n| named.contains(n));
+            }
+            continue;
+        }
+        // Enums sit at file or class scope, not in function bodies.
+        if x.kind() == "function_definition" {
+            continue;
         }
         let mut c = x.walk();
         stack.extend(x.named_children(&mut c));
