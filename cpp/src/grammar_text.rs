@@ -3,17 +3,24 @@
 //! `#if` arms stay where they are written). What is blanked says nothing the analysis uses:
 //!
 //! - a lambda's execution space (`[=] __host__ __device__ (int i) {..}`);
-//! - calling-convention macros, empty outside Windows (`void CUDART_CB done(void* p)`);
+//! - calling-convention macros, empty outside Windows (`void CUDART_CB done(void* p)`), and
+//!   GCC's `__restrict`;
 //! - the C linkage guards of a header (`#ifdef __cplusplus` / `extern "C" {` / `#endif` and
 //!   the `}` closing it): their braces open in one `#ifdef` and close in another, which the
 //!   grammar cannot pair; the linkage says nothing the analysis uses;
+//! - block comments inside a directive continued over lines (`#define END \\ } /* ns */ \\`),
+//!   which the grammar reads as the end of the directive;
+//! - a macro alone on its line that opens or closes a namespace's brace
+//!   (`NLOHMANN_JSON_NAMESPACE_BEGIN`: defined so in the file, or named so by convention);
 //! - a macro used on a line of its own at file scope to declare things
 //!   (`FAISS_DECLARE_CLASS(Index)`, no `;` after it): what it declares is the macro's.
 
 use std::borrow::Cow;
 
-/// Calling-convention macros of the CUDA headers and Windows.
-const CALLING_CONVENTIONS: &[&str] = &["CUDART_CB", "CUDA_CB", "CUDAAPI", "CUDARTAPI", "__stdcall", "__cdecl"];
+/// Calling-convention macros of the CUDA headers and Windows, and GCC's spellings of qualifiers
+/// the grammar does not know (`const float* __restrict p`): nothing the analysis uses.
+const CALLING_CONVENTIONS: &[&str] =
+    &["CUDART_CB", "CUDA_CB", "CUDAAPI", "CUDARTAPI", "__stdcall", "__cdecl", "__restrict", "__forceinline"];
 
 /// `src` with what the grammar cannot read blanked (the same length, byte for byte).
 pub fn grammar_text(src: &str) -> Cow<'_, str> {
@@ -59,6 +66,7 @@ pub fn grammar_text(src: &str) -> Cow<'_, str> {
         }
         i += 1;
     }
+    blank.extend(comments_in_continued_directives(src));
     blank.extend(extern_c_guards(src));
     blank.extend(declaration_macros(src));
     blank.extend(old_style_parameters(src));
@@ -71,6 +79,36 @@ pub fn grammar_text(src: &str) -> Cow<'_, str> {
     }
     // Only ASCII identifiers were replaced by ASCII spaces.
     Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| src.to_string()))
+}
+
+/// The `/* .. */` comments inside a preprocessor directive continued over lines with `\`:
+/// their byte ranges.
+fn comments_in_continued_directives(src: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    let mut in_directive = false;
+    for line in src.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        let body = line.trim_end_matches(['\n', '\r']);
+        let continued = body.trim_end().ends_with('\\');
+        if !in_directive && !body.trim_start().starts_with('#') {
+            continue;
+        }
+        // Only a directive that goes on past this line.
+        if in_directive || continued {
+            let mut from = 0;
+            while let Some(open) = body[from..].find("/*").map(|o| from + o) {
+                let Some(close) = body[open + 2..].find("*/").map(|c| open + 2 + c + 2) else {
+                    break;
+                };
+                out.push((start + open, start + close));
+                from = close;
+            }
+        }
+        in_directive = continued;
+    }
+    out
 }
 
 /// The `#ifdef __cplusplus` blocks whose only content is `extern "C" {` or `}` (comments
@@ -121,6 +159,7 @@ fn extern_c_guards(src: &str) -> Vec<(usize, usize)> {
 /// Lines that are only a use of an upper-case macro at the start of the line, with no `;`
 /// (`DECLARE_CLASS(Index)`), outside a macro's definition.
 fn declaration_macros(src: &str) -> Vec<(usize, usize)> {
+    let brace_macros = brace_macros(src);
     let mut out = Vec::new();
     let mut at = 0;
     let mut continued = false;
@@ -141,6 +180,14 @@ fn declaration_macros(src: &str) -> Vec<(usize, usize)> {
             continue;
         }
         let rest = text[name_len..].trim_end();
+        // `NLOHMANN_JSON_NAMESPACE_BEGIN` alone on its line: a macro that opens or closes a
+        // namespace's brace (defined so in the file, or named so by convention).
+        let name = &text[..name_len];
+        let bare = rest.is_empty() || rest.starts_with("//") || rest.starts_with("/*");
+        if bare && (brace_macros.contains(name) || namespace_macro(name)) {
+            out.push((start, start + name_len));
+            continue;
+        }
         let balanced = rest.starts_with('(')
             && rest.ends_with(')')
             && rest.matches('(').count() == rest.matches(')').count()
@@ -150,6 +197,43 @@ fn declaration_macros(src: &str) -> Vec<(usize, usize)> {
         }
     }
     out
+}
+
+/// The object-like macros the file defines with a body whose braces do not balance
+/// (`#define NS_BEGIN namespace nlohmann {`).
+fn brace_macros(src: &str) -> std::collections::HashSet<&str> {
+    let mut out = std::collections::HashSet::new();
+    let mut lines = src.lines();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.trim_start().strip_prefix('#') else { continue };
+        let Some(rest) = rest.trim_start().strip_prefix("define") else { continue };
+        let rest = rest.trim_start();
+        let name_len = rest.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').count();
+        if name_len == 0 || rest.as_bytes().get(name_len) == Some(&b'(') {
+            continue;
+        }
+        let mut body = rest[name_len..].to_string();
+        let mut current = line;
+        while current.trim_end().ends_with('\\') {
+            let Some(next) = lines.next() else { break };
+            body.push_str(next);
+            current = next;
+        }
+        // Comments aside.
+        let code: String = body.split("//").next().unwrap_or("").to_string();
+        if code.matches('{').count() != code.matches('}').count() {
+            out.insert(&rest[..name_len]);
+        }
+    }
+    out
+}
+
+/// Names that by convention open or close a namespace (`CUB_NAMESPACE_BEGIN`,
+/// `TCNN_NAMESPACE_END`, `THRUST_BEGIN_NAMESPACE`).
+fn namespace_macro(name: &str) -> bool {
+    ["NAMESPACE_BEGIN", "NAMESPACE_END", "BEGIN_NAMESPACE", "END_NAMESPACE"]
+        .iter()
+        .any(|s| name.ends_with(s))
 }
 
 /// The parameter declarations of old-style (K&R) C function definitions, between the
