@@ -19,8 +19,16 @@ use std::borrow::Cow;
 
 /// Calling-convention macros of the CUDA headers and Windows, and GCC's spellings of qualifiers
 /// the grammar does not know (`const float* __restrict p`): nothing the analysis uses.
-const CALLING_CONVENTIONS: &[&str] =
-    &["CUDART_CB", "CUDA_CB", "CUDAAPI", "CUDARTAPI", "__stdcall", "__cdecl", "__restrict", "__forceinline"];
+const CALLING_CONVENTIONS: &[&str] = &[
+    "CUDART_CB",
+    "CUDA_CB",
+    "CUDAAPI",
+    "CUDARTAPI",
+    "__stdcall",
+    "__cdecl",
+    "__restrict",
+    "__forceinline",
+];
 
 /// `src` with what the grammar cannot read blanked (the same length, byte for byte).
 pub fn grammar_text(src: &str) -> Cow<'_, str> {
@@ -205,10 +213,17 @@ fn brace_macros(src: &str) -> std::collections::HashSet<&str> {
     let mut out = std::collections::HashSet::new();
     let mut lines = src.lines();
     while let Some(line) = lines.next() {
-        let Some(rest) = line.trim_start().strip_prefix('#') else { continue };
-        let Some(rest) = rest.trim_start().strip_prefix("define") else { continue };
+        let Some(rest) = line.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("define") else {
+            continue;
+        };
         let rest = rest.trim_start();
-        let name_len = rest.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').count();
+        let name_len = rest
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            .count();
         if name_len == 0 || rest.as_bytes().get(name_len) == Some(&b'(') {
             continue;
         }
@@ -354,5 +369,19 @@ mod tests {
         let out = grammar_text(src);
         assert_eq!(out.len(), src.len());
         assert_eq!(out.trim(), "int f(void);");
+    }
+
+    #[test]
+    fn blanks_restrict_directive_comments_and_namespace_macros() {
+        let src = "#define NS_BEGIN namespace lib {\n#define NS_END \\\n    } /* namespace lib */ \\\n    // end\nNS_BEGIN\nvoid f(const float* __restrict p);\nNS_END\nTCNN_NAMESPACE_BEGIN\nOTHER_MACRO\n";
+        let out = grammar_text(src);
+        assert_eq!(out.len(), src.len());
+        assert!(!out.contains("__restrict") && !out.contains("/* namespace lib */"));
+        assert!(!out.contains("\nNS_BEGIN\n") && !out.contains("\nNS_END\n"));
+        assert!(!out.contains("TCNN_NAMESPACE_BEGIN"));
+        // A bare macro that neither is defined with unbalanced braces nor named so stays.
+        assert!(out.contains("OTHER_MACRO"));
+        // The definitions themselves stay.
+        assert!(out.contains("#define NS_BEGIN namespace lib {"));
     }
 }
