@@ -1365,7 +1365,7 @@ fn container_kind(ty: &str) -> Option<MemKind> {
         Some(MemKind::Managed)
     } else if (ty.contains("vector") || ty.contains("array<")) && lower.contains("pinned") {
         Some(MemKind::Pinned)
-    } else if ty.contains("vector") || ty.contains("array<") {
+    } else if ty.contains("vector") || ty.contains("array<") || is_string_type(ty) {
         Some(MemKind::Pageable)
     } else if ["list<", "deque<", "queue<", "stack<"].iter().any(|c| ty.contains(c)) {
         // Node-based containers: their elements live in pageable heap memory.
@@ -1373,6 +1373,13 @@ fn container_kind(ty: &str) -> Option<MemKind> {
     } else {
         None
     }
+}
+
+/// `std::string`, `std::wstring`, `std::basic_string<..>`: their characters are in pageable
+/// heap memory (`s.data()`, `s.c_str()`).
+fn is_string_type(ty: &str) -> bool {
+    let t = ty.trim().trim_start_matches("const ").trim_start_matches("std::");
+    matches!(t, "string" | "wstring" | "u16string" | "u32string") || t.starts_with("basic_string<")
 }
 
 /// Whether a local of this type is an object of host memory whose address may be taken (a

@@ -180,7 +180,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 }
                 return elements;
             }
-            if matches!(name.as_str(), "data" | "begin" | "get") {
+            if matches!(name.as_str(), "data" | "begin" | "get" | "c_str") {
                 return object;
             }
             // A method the analysis cannot see (`ep->alloc.alloc_fn(&block, n)`,
@@ -541,9 +541,31 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     if !held.is_empty() {
                         self.machine.handed_over(&mut flow.m, &held, &self.regions());
                     }
-                    if !symbol {
+                    // A symbol copy dereferences its host pointer, and the symbol where it is an
+                    // array the file declares (`__constant__ float c_scale[kOutC]`: its bytes); a
+                    // pointer variable as the symbol (`__device__ float* d_p`) is not dereferenced.
+                    let array_symbol = |i: usize| {
+                        args.get(i).is_some_and(|a| {
+                            a.kind() == "identifier"
+                                && self
+                                    .globals
+                                    .get(self.text(*a))
+                                    .is_some_and(|g| contains_kind(g.declarator, "array_declarator"))
+                        })
+                    };
+                    let to_symbol = n.field("function").is_some_and(|f| self.text(f).contains("ToSymbol"));
+                    let (check_dst, check_src) = if !symbol {
+                        (true, true)
+                    } else if to_symbol {
+                        (array_symbol(dst), true)
+                    } else {
+                        (true, array_symbol(src))
+                    };
+                    if check_dst {
                         let role = DerefRole::CopyDestination;
                         self.deref(n, &arg(dst), role, from_start(dst), flow);
+                    }
+                    if check_src {
                         let role = DerefRole::CopySource;
                         self.deref(n, &arg(src), role, from_start(src), flow);
                     }

@@ -272,6 +272,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     }
                     return Some(out);
                 }
+                // `fread(&n, ..) != 1 || n == 0`: what the condition gives by address is not
+                // what was known of it before.
+                self.forget_addressed(cond, flow);
                 let Some(test) = self.test(cond) else {
                     // `a && b`, `!a || b`: decided when the facts decide it, else both ways.
                     let decided = self.decide(cond, &flow.facts, 0)?;
@@ -390,6 +393,27 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     /// The variable a condition tests, when it is that simple.
+    /// Drops the facts of the variables an expression gives by address (`&n`).
+    fn forget_addressed(&self, e: Node<'t>, flow: &mut Flow) {
+        let mut stack = vec![e];
+        let mut seen = 0;
+        while let Some(x) = stack.pop() {
+            seen += 1;
+            if seen > 10_000 {
+                return;
+            }
+            if x.kind() == "pointer_expression"
+                && x.child(0).is_some_and(|o| self.text(o) == "&")
+                && let Some(a) = x.field("argument")
+                && a.kind() == "identifier"
+            {
+                flow.facts.remove(self.text(a));
+            }
+            let mut c = x.walk();
+            stack.extend(x.named_children(&mut c));
+        }
+    }
+
     /// `x == A || x == B ...` (the branch is taken when `x` is one of them) or `x != A && x !=
     /// B ...` (taken when it is none): the variable, the values, and which way is "one of".
     pub(super) fn set_test(&self, cond: Node<'t>) -> Option<(String, Vec<String>, bool)> {

@@ -207,3 +207,18 @@ float fires_read_after_a_poll_that_may_give_up(float* d, int n, cudaStream_t s) 
 
 // The snippets above leave out uploads, copies back and frees that are not what they test.
 // cuda-lint: allow-file(device_memory_leak, uninitialized_device_read, unread_kernel_output)
+
+#include <cstdio>
+
+// `fread(&n, ..) != 1 || n == 0`: what the condition reads into `n` is not the `0` it was
+// declared with, so the path past the early return is live and its copy is checked.
+void reads_a_count_then_uploads_async(FILE* f, float* d, cudaStream_t s) {
+    unsigned n = 0;
+    if (fread(&n, sizeof n, 1, f) != 1 || n == 0) {
+        return;
+    }
+    float* h = (float*)malloc(n * sizeof(float));
+    cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s); //~ pageable_async_copy
+    cudaStreamSynchronize(s);
+    free(h);
+}

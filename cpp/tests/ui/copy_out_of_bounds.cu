@@ -135,3 +135,21 @@ void fires_into_a_smaller_file_array() {
     cudaMemcpy(g_spectrum, d, NFFT * sizeof(float), cudaMemcpyDeviceToHost);
     cudaFree(d);
 }
+
+__constant__ float c_scale[C];
+__device__ float* d_table_ptr;
+
+// A symbol that is an array the file declares holds what its declaration says.
+void fires_packed_pair_into_one_symbol(const float* packed) {
+    cudaMemcpyToSymbol(c_scale, packed, 2 * C * sizeof(float)); //~ copy_out_of_bounds
+}
+
+void ok_each_half_into_its_symbol(const float* packed) {
+    cudaMemcpyToSymbol(c_scale, packed, C * sizeof(float));
+    cudaMemcpyToSymbol(c_scale, packed + C, C * sizeof(float));
+}
+
+// A pointer variable as the symbol: the copy sets the pointer, it dereferences nothing.
+void ok_pointer_symbol(float* d) {
+    cudaMemcpyToSymbol(d_table_ptr, &d, sizeof(float*));
+}

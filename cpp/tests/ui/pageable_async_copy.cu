@@ -540,3 +540,13 @@ void ok_std_array_size_under_the_threshold(float* d, cudaStream_t s) {
 
 // The snippets above leave out uploads, copies back and frees that are not what they test.
 // cuda-lint: allow-file(device_memory_leak, uninitialized_device_read, unread_kernel_output)
+
+#include <string>
+
+// A `std::string`'s characters are in pageable heap memory.
+void string_uploaded_async(char* d, const std::string& name, cudaStream_t s) {
+    std::string reads = name + name;
+    cudaMemcpyAsync(d, reads.data(), reads.size(), cudaMemcpyHostToDevice, s); //~ pageable_async_copy
+    cudaMemcpyAsync(d, reads.c_str(), reads.size(), cudaMemcpyHostToDevice, s); //~ pageable_async_copy
+    cudaStreamSynchronize(s);
+}

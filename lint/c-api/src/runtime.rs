@@ -210,46 +210,60 @@ pub(crate) static FUNCTIONS: &[Function] = &[
     rt(
         &["cudaMemcpyToSymbol"],
         5,
-        &[Copy {
-            dst: 0,
-            src: 1,
-            kind: Some(4),
-            dir: Dir::HostToDevice,
-            stream: None,
-        }],
+        &[
+            Copy {
+                dst: 0,
+                src: 1,
+                kind: Some(4),
+                dir: Dir::HostToDevice,
+                stream: None,
+            },
+            // From the symbol's start when the offset (argument 3) is 0; past it, within it.
+            Covers { count: 2, unit: 1 },
+        ],
     ),
     rt(
         &["cudaMemcpyToSymbolAsync"],
         6,
-        &[Copy {
-            dst: 0,
-            src: 1,
-            kind: Some(4),
-            dir: Dir::HostToDevice,
-            stream: Some(5),
-        }],
+        &[
+            Copy {
+                dst: 0,
+                src: 1,
+                kind: Some(4),
+                dir: Dir::HostToDevice,
+                stream: Some(5),
+            },
+            // From the symbol's start when the offset (argument 3) is 0; past it, within it.
+            Covers { count: 2, unit: 1 },
+        ],
     ),
     rt(
         &["cudaMemcpyFromSymbol"],
         5,
-        &[Copy {
-            dst: 0,
-            src: 1,
-            kind: Some(4),
-            dir: Dir::DeviceToHost,
-            stream: None,
-        }],
+        &[
+            Copy {
+                dst: 0,
+                src: 1,
+                kind: Some(4),
+                dir: Dir::DeviceToHost,
+                stream: None,
+            },
+            Covers { count: 2, unit: 1 },
+        ],
     ),
     rt(
         &["cudaMemcpyFromSymbolAsync"],
         6,
-        &[Copy {
-            dst: 0,
-            src: 1,
-            kind: Some(4),
-            dir: Dir::DeviceToHost,
-            stream: Some(5),
-        }],
+        &[
+            Copy {
+                dst: 0,
+                src: 1,
+                kind: Some(4),
+                dir: Dir::DeviceToHost,
+                stream: Some(5),
+            },
+            Covers { count: 2, unit: 1 },
+        ],
     ),
     // `(dst, dstDevice, src, srcDevice, count[, stream])`.
     rt(
