@@ -100,6 +100,7 @@ pub(super) fn changed_names(
         if n.kind() == "identifier"
             && let Some(name) = n.utf8_text(src.as_bytes()).ok()
             && changes(n, src)
+            && !declared_in_function(n, name, src)
         {
             out.insert(name.to_string());
         }
@@ -107,6 +108,41 @@ pub(super) fn changed_names(
         stack.extend(n.named_children(&mut c));
     }
     Some(out)
+}
+
+/// Whether the function around `x` declares a variable or parameter `name` of its own, which
+/// `x` then names (`float* d_partials = nullptr;` shadowing the file's `d_partials`).
+fn declared_in_function(x: Node<'_>, name: &str, src: &str) -> bool {
+    let mut f = x.parent();
+    while let Some(p) = f {
+        if matches!(p.kind(), "function_definition" | "lambda_expression") {
+            break;
+        }
+        f = p.parent();
+    }
+    let Some(f) = f else { return false };
+    let mut stack = vec![f];
+    let mut steps = 0;
+    while let Some(n) = stack.pop() {
+        steps += 1;
+        if steps > 50_000 {
+            return false;
+        }
+        // A `static` local is itself a variable whose changes are tracked by name.
+        let is_static =
+            n.kind() == "declaration" && src[n.start_byte()..n.end_byte()].trim_start().starts_with("static");
+        if matches!(n.kind(), "declaration" | "parameter_declaration") && !is_static {
+            let mut c = n.walk();
+            if n.children_by_field_name("declarator", &mut c)
+                .any(|d| super::declared_name(d, src).as_deref() == Some(name))
+            {
+                return true;
+            }
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    false
 }
 
 /// Whether the identifier `x` is used where it may be given a value.

@@ -139,3 +139,25 @@ void ok_static_scratch_allocated_once() {
     }
     cudaMemset(d_lazy, 0, N * sizeof(float));
 }
+
+static float* d_workspace;
+static float* d_results;
+
+// The allocation goes to a local of the same name: the file's `d_workspace` stays null.
+void init_workspace_into_a_shadow() {
+    float* d_workspace = nullptr;
+    cudaMalloc(&d_workspace, N * sizeof(float));
+    cudaFree(d_workspace);
+}
+
+void fires_shadowed_workspace_used() {
+    cudaMemset(d_workspace, 0, N * sizeof(float)); //~ unallocated_pointer
+}
+
+void init_results() {
+    cudaMalloc(&d_results, N * sizeof(float));
+}
+
+void ok_results_allocated_by_another_function() {
+    cudaMemset(d_results, 0, N * sizeof(float));
+}
