@@ -281,12 +281,19 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
         }
         // A `volatile` pointer parameter is a channel the kernel polls while the host writes it
-        // (`delay(volatile int* flag)` spinning until the host sets the flag): the host's
-        // accesses to it are the protocol, not a race.
+        // (`delay(volatile int* flag)` spinning until the host sets the flag), and memory it
+        // touches only through system-scope atomics (`atomicAdd_system`) is shared with the host
+        // by design: the host's accesses to them are the protocol, not a race.
         let (mut reads, mut writes) = (LocSet::new(), LocSet::new());
         let mut per_arg = Vec::new();
         for (i, s) in slots.iter().enumerate() {
-            if volatile.get(i).copied().unwrap_or(false) {
+            // Memory the kernel touches only through system-scope atomics is shared with the
+            // host while it runs, as a `volatile` flag is.
+            let system_shared = param_uses
+                .as_ref()
+                .and_then(|u| u.get(i))
+                .is_some_and(|u| u.system_atomics_only);
+            if volatile.get(i).copied().unwrap_or(false) || system_shared {
                 continue;
             }
             reads.union_with(s);

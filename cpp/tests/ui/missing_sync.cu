@@ -743,3 +743,33 @@ void ok_kernels_read_a_pinned_struct_and_write_different_fields(int n) {
 
 // The snippets above leave out uploads, copies back and frees that are not what they test.
 // cuda-lint: allow-file(device_memory_leak, uninitialized_device_read, unread_kernel_output)
+
+__global__ void count_system(int* counters, int n) {
+    for (int i = 0; i < n; ++i) atomicAdd_system(&counters[i % 4], 1);
+}
+
+__global__ void count_and_store(int* counters, int n) {
+    atomicAdd_system(&counters[0], n);
+    counters[1] = n;
+}
+
+// Memory a kernel touches only through system-scope atomics is shared with the host by design.
+int ok_host_atomics_beside_system_atomics(cudaStream_t s) {
+    int* counters;
+    cudaMallocHost(&counters, 4 * sizeof(int));
+    count_system<<<1, 32, 0, s>>>(counters, 1024);
+    int seen = __sync_fetch_and_add(&counters[0], 10);
+    seen += counters[1];
+    cudaStreamSynchronize(s);
+    return seen;
+}
+
+// A plain store beside the atomics: the host's read races it.
+int host_reads_what_a_kernel_also_stores(cudaStream_t s) {
+    int* counters;
+    cudaMallocHost(&counters, 4 * sizeof(int));
+    count_and_store<<<1, 32, 0, s>>>(counters, 1024);
+    int seen = counters[1]; //~ missing_sync
+    cudaStreamSynchronize(s);
+    return seen;
+}

@@ -120,6 +120,10 @@ pub struct ParamUse {
     /// `atomicAdd(&p[i], ..)`, `atomicAdd(p, ..)` (what [`kernel_writes`] errs towards is not
     /// enough: passed to a function, offset, copied).
     pub stores: bool,
+    /// Every use is the address given to a system-scope atomic (`atomicAdd_system(&p[i], ..)`,
+    /// `atomicCAS_system((unsigned*)&p[0], ..)`): memory the kernel shares with the host while
+    /// it runs, by design.
+    pub system_atomics_only: bool,
 }
 
 /// For each parameter of kernel `name` in `source`, how the body uses it; `None` when the
@@ -141,6 +145,7 @@ fn param_use(sig: &KernelSig, param: &KernelParam) -> ParamUse {
     let body: Vec<char> = sig.body.chars().collect();
     let name: Vec<char> = name.chars().collect();
     let mut all_loads = !sig.body.contains("asm");
+    let mut all_system_atomics = true;
     let mut i = 0;
     while i + name.len() <= body.len() {
         let here = body[i..i + name.len()] == name[..]
@@ -159,6 +164,7 @@ fn param_use(sig: &KernelSig, param: &KernelParam) -> ParamUse {
         out.used = true;
         all_loads &= is_load(&body, i, name.len());
         out.stores |= is_store(&body, i, name.len());
+        all_system_atomics &= is_system_atomic_argument(&body, i);
         let after_at = skip_ws(&body, i + name.len());
         let after: String = body[after_at..(after_at + 2).min(body.len())].iter().collect();
         let tested_after = after.starts_with("==")
@@ -179,7 +185,34 @@ fn param_use(sig: &KernelSig, param: &KernelParam) -> ParamUse {
         i += name.len();
     }
     out.loads_only = out.used && all_loads;
+    out.system_atomics_only = out.used && all_system_atomics;
     out
+}
+
+/// Whether the use at `at` is the first argument of a system-scope atomic: `atomicAdd_system(`
+/// then, optionally, a pointer cast and `&`.
+fn is_system_atomic_argument(body: &[char], at: usize) -> bool {
+    let before: String = body[at.saturating_sub(64)..at].iter().collect();
+    let mut b = before.trim_end();
+    b = b.strip_suffix('&').unwrap_or(b).trim_end();
+    // `(unsigned int *)`: a cast.
+    if let Some(cast) = b.strip_suffix(')')
+        && let Some(open) = cast.rfind('(')
+        && cast[open + 1..].trim_end().ends_with('*')
+    {
+        b = cast[..open].trim_end();
+    }
+    let Some(b) = b.strip_suffix('(') else { return false };
+    let callee: String = b
+        .trim_end()
+        .chars()
+        .rev()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    callee.starts_with("atomic") && callee.ends_with("_system")
 }
 
 /// Whether the use of the name at `at` (`len` characters) surely stores through it:
@@ -367,6 +400,10 @@ mod tests {
         let axpy = "__global__ void axpy(float a, float* x, float* y) { y[threadIdx.x] = a * x[threadIdx.x]; }";
         assert_eq!(kernel_writes(axpy, "axpy"), Some(vec![false, false, true]));
         assert!(g[0].null_tested && !g[1].null_tested && !g[1].loads_only);
+        // Used only through system-scope atomics: shared with the host by design.
+        let sys = "__global__ void s(int* shared, int* mixed, int* plain) { atomicAdd_system(&shared[0], 1); atomicCAS_system((unsigned int *)&shared[1], 0u, 1u); atomicAdd_system(&mixed[0], 1); mixed[1] = 2; atomicAdd(&plain[0], 1); }";
+        let s = kernel_param_uses(sys, "s").unwrap();
+        assert!(s[0].system_atomics_only && !s[1].system_atomics_only && !s[2].system_atomics_only);
     }
 
     #[test]

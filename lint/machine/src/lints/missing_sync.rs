@@ -77,6 +77,9 @@ declare_lint! {
     /// turns (`if k >= 2 { stream.synchronize()? }`), whether the slot it reuses is the one
     /// waited for depends on the index, which the analysis does not follow: not reported. Nor
     /// are two places of a VMM reservation at offsets that are not constants (`base + head`).
+    /// Memory a kernel polls through a `volatile` pointer parameter (a flag the host sets while
+    /// it spins), or touches only through system-scope atomics (`atomicAdd_system`), is shared
+    /// with the host by design: host accesses to it while the kernel runs are not reported.
     /// In C++, two places of one buffer at offsets written differently (`d` and `d + half`,
     /// `h + lo` and `h + hi`) are two parts of it, whose bytes the analysis does not compare:
     /// work on one part and work on another stream, or a host access, through another part is
