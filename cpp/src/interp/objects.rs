@@ -849,7 +849,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             let mut c = d.walk();
             let names: Vec<String> = d
                 .children_by_field_name("declarator", &mut c)
-                .filter(|x| !contains_kind(*x, "pointer_declarator") && !contains_kind(*x, "reference_declarator"))
+                // Along the declarator itself: `Buf b(int(dev), n * sizeof(T))`, which the parser
+                // reads as a function's declaration, has pointers only in its "parameters".
+                .filter(|x| {
+                    !super::declarator_has(*x, "pointer_declarator")
+                        && !super::declarator_has(*x, "reference_declarator")
+                })
                 .filter_map(|x| declared_name(x, self.src))
                 .collect();
             for name in names.into_iter().rev() {

@@ -454,3 +454,4 @@ float ok_read_through_the_operator_after_the_wait(float* d, size_t n, cudaStream
 
 // The snippets above leave out uploads, copies back and frees that are not what they test.
 // cuda-lint: allow-file(device_memory_leak, uninitialized_device_read, unread_kernel_output)
+

@@ -695,3 +695,35 @@ void ok_bump_arena_grown_twice(int dev) {
     arena.grow(size_t(2) << 20);
     arena.grow(size_t(2) << 20);
 }
+
+constexpr int kBins = 256;
+
+class VmmBins {
+  public:
+    VmmBins(int device, size_t bytes) {
+        CUmemAllocationProp prop = {};
+        prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+        prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+        prop.location.id = device;
+        size_ = bytes;
+        cuMemAddressReserve(&ptr_, size_, 0, 0, 0);
+        cuMemCreate(&handle_, size_, &prop, 0);
+        cuMemMap(ptr_, size_, 0, handle_, 0);
+    }
+    ~VmmBins() {
+        cuMemRelease(handle_);
+        cuMemAddressFree(ptr_, size_); //~ vmm_lifecycle
+        cuMemUnmap(ptr_, size_);
+    }
+
+  private:
+    CUdeviceptr ptr_ = 0;
+    size_t size_ = 0;
+    CUmemGenericAllocationHandle handle_ = 0;
+};
+
+// `VmmBins bins(int(dev), kBins * sizeof(unsigned));` reads to the parser as a function's
+// declaration whose "parameters" hold a pointer: still an object, destroyed at the block's end.
+void object_declared_with_a_cast_and_a_product(CUdevice dev) {
+    VmmBins bins(int(dev), kBins * sizeof(unsigned));
+}
