@@ -527,7 +527,15 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.object_class.entry(o).or_insert(class);
         let vals: Vec<LocSet> = args.iter().map(|a| self.expr(*a, flow, false)).collect();
         let texts: Vec<String> = args.iter().map(|a| self.argument_text(*a)).collect();
-        let ctor = self.constructor_for(class, args.len());
+        // Which arguments are memory or objects (not plain numbers): among constructors of
+        // the same arity, the one whose parameters take them (`DeviceArray(const
+        // std::vector<T>&)` for a vector, `DeviceArray(size_t)` for a count).
+        let shapes: Vec<bool> = args
+            .iter()
+            .zip(&vals)
+            .map(|(a, v)| !v.is_empty() || self.object_named(*a, flow).is_some())
+            .collect();
+        let ctor = self.constructor_for(class, &shapes);
         let initialized = ctor.map(initialized_names(self.src)).unwrap_or_default();
         let bases: Vec<&'s str> = self
             .classes
@@ -571,28 +579,58 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
     }
 
-    /// The constructor of `class` a call with `n` arguments runs: the first whose parameters
-    /// take them.
-    fn constructor_for(&self, class: &str, n: usize) -> Option<Node<'t>> {
+    /// The constructor of `class` a call runs (`shapes`: per argument, whether it is memory or
+    /// an object rather than a plain number): of those whose parameters take that many
+    /// arguments, the one whose parameters agree with the most of them (a number for a
+    /// scalar parameter, memory for a pointer, a reference or a class), the first on a tie.
+    fn constructor_for(&self, class: &str, shapes: &[bool]) -> Option<Node<'t>> {
         let info = self.classes.by_name.get(class)?;
-        info.ctors.iter().copied().find(|def| {
+        let n = shapes.len();
+        let fits: Vec<Node<'t>> = info
+            .ctors
+            .iter()
+            .copied()
+            .filter(|def| {
+                let Some(list) = def.field("declarator").and_then(|d| find_kind(d, "parameter_list")) else {
+                    return n == 0;
+                };
+                let mut c = list.walk();
+                let params: Vec<Node> = list.named_children(&mut c).collect();
+                let variadic = params.iter().any(|p| p.kind() == "variadic_parameter_declaration");
+                let required = params.iter().filter(|p| p.kind() == "parameter_declaration").count();
+                let total = params.len();
+                // `Foo(void)`.
+                let total = if total == 1 && self.text(params[0]).trim() == "void" {
+                    0
+                } else {
+                    total
+                };
+                let required = required.min(total);
+                (required <= n && n <= total) || (variadic && n >= required)
+            })
+            .collect();
+        if fits.len() < 2 {
+            return fits.first().copied();
+        }
+        let agreement = |def: &Node<'t>| -> usize {
             let Some(list) = def.field("declarator").and_then(|d| find_kind(d, "parameter_list")) else {
-                return n == 0;
+                return 0;
             };
             let mut c = list.walk();
-            let params: Vec<Node> = list.named_children(&mut c).collect();
-            let variadic = params.iter().any(|p| p.kind() == "variadic_parameter_declaration");
-            let required = params.iter().filter(|p| p.kind() == "parameter_declaration").count();
-            let total = params.len();
-            // `Foo(void)`.
-            let total = if total == 1 && self.text(params[0]).trim() == "void" {
-                0
-            } else {
-                total
-            };
-            let required = required.min(total);
-            (required <= n && n <= total) || (variadic && n >= required)
-        })
+            list.named_children(&mut c)
+                .zip(shapes)
+                .filter(|(p, memory)| {
+                    let ty = p.field("type").map(|t| self.text(t)).unwrap_or("");
+                    let indirect = p.field("declarator").is_some_and(|d| {
+                        contains_kind(d, "pointer_declarator") || contains_kind(d, "reference_declarator")
+                    });
+                    let scalar = !indirect && is_scalar_type(ty);
+                    scalar != **memory
+                })
+                .count()
+        };
+        let best = fits.iter().map(agreement).max().unwrap_or(0);
+        fits.into_iter().find(|d| agreement(d) == best)
     }
 
     /// The members of a new object of `class` as declared, except those the constructor's
@@ -1216,4 +1254,40 @@ pub(super) fn argument_nodes(n: Node<'_>) -> Vec<Node<'_>> {
 fn moved_in(block: Node<'_>, name: &str, src: &str) -> bool {
     let text = &src[block.start_byte()..block.end_byte()];
     text.contains(&format!("move({name})")) || text.contains(&format!("{name}.release()"))
+}
+
+/// A number type (`size_t`, `int`, `unsigned long`, `float`, `std::uint32_t`), not memory.
+fn is_scalar_type(ty: &str) -> bool {
+    let t = ty
+        .trim()
+        .trim_start_matches("const ")
+        .trim_start_matches("std::")
+        .trim();
+    matches!(
+        t,
+        "size_t"
+            | "ssize_t"
+            | "int"
+            | "unsigned"
+            | "unsigned int"
+            | "long"
+            | "unsigned long"
+            | "long long"
+            | "unsigned long long"
+            | "short"
+            | "unsigned short"
+            | "float"
+            | "double"
+            | "bool"
+            | "char"
+            | "ptrdiff_t"
+            | "int64_t"
+            | "uint64_t"
+            | "int32_t"
+            | "uint32_t"
+            | "int16_t"
+            | "uint16_t"
+            | "int8_t"
+            | "uint8_t"
+    )
 }
