@@ -370,6 +370,9 @@ pub struct FileAnalysis<'s, 't> {
     /// The declared type and array lengths of each local variable, by name (the last
     /// declaration of a name wins): for `sizeof(x)`.
     var_types: HashMap<String, (&'s str, Vec<&'s str>, bool)>,
+    /// The element counts of `std::vector`s declared with a size the file never changes
+    /// (`std::vector<float> v(1024)`): what `v.size()` is.
+    vector_lengths: HashMap<String, u64>,
     /// The variables of the file's scope ([`globals`]), and the object whose fields they are.
     globals: HashMap<String, globals::Global<'s, 't>>,
     globals_obj: Loc,
@@ -453,6 +456,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             changed_names: None,
             constants: HashMap::new(),
             var_types: HashMap::new(),
+            vector_lengths: HashMap::new(),
             globals: HashMap::new(),
             globals_obj: Loc(0),
             roots: None,

@@ -109,6 +109,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
         // `lut.size()` of a `std::array<float, 1024> lut`: its length, fixed by its type.
         if let Some(var) = atom.trim().strip_suffix(".size()") {
+            // A vector declared with a size the file never changes.
+            if let Some(&n) = self.vector_lengths.get(var.trim()) {
+                return Some(n);
+            }
             let (ty, dims, pointer) = self.var_types.get(var.trim())?;
             let resolved = self.classes.resolve(ty);
             if *pointer || !dims.is_empty() || !resolved.trim_start_matches("std::").starts_with("array<") {

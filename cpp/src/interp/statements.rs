@@ -928,6 +928,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 if self.locs[l.0 as usize].bytes.is_none() {
                     self.locs[l.0 as usize].bytes = self.fixed_bytes(&name, ty, is_array, value);
                 }
+                self.vector_lengths.remove(&name);
+                if !is_array
+                    && let Some(bytes) = self.locs[l.0 as usize].bytes
+                    && let Some(elem) = objects::template_args(self.classes.resolve(ty)).first().copied()
+                    && let Some(each) = self.byte_count(&format!("sizeof({elem})")).filter(|e| *e > 0)
+                {
+                    self.vector_lengths.insert(name.clone(), bytes / each);
+                }
                 LocSet::single(l)
             } else if let Some(v) = value {
                 let mark = self.mark();

@@ -550,3 +550,16 @@ void string_uploaded_async(char* d, const std::string& name, cudaStream_t s) {
     cudaMemcpyAsync(d, reads.c_str(), reads.size(), cudaMemcpyHostToDevice, s); //~ pageable_async_copy
     cudaStreamSynchronize(s);
 }
+
+// `v.size()` of a vector declared with a size the file never changes: a known byte count.
+void ok_small_fixed_vector_read_back(const unsigned* d, cudaStream_t s) {
+    std::vector<unsigned> host(1024);
+    cudaMemcpyAsync(host.data(), d, host.size() * sizeof(unsigned), cudaMemcpyDeviceToHost, s);
+    cudaStreamSynchronize(s);
+}
+
+void large_fixed_vector_read_back(const unsigned* d, cudaStream_t s) {
+    std::vector<unsigned> host(1 << 20);
+    cudaMemcpyAsync(host.data(), d, host.size() * sizeof(unsigned), cudaMemcpyDeviceToHost, s); //~ pageable_async_copy
+    cudaStreamSynchronize(s);
+}
