@@ -297,10 +297,14 @@ pub struct FileAnalysis<'s, 't> {
     op_by_site: HashMap<(Vec<u32>, u32), OpId>,
     /// The calls being run inline, by the start of each call, outermost first.
     call_sites: Vec<u32>,
-    /// Per call of `call_sites`, whether it lies in a loop of its function.
-    calls_in_loop: Vec<bool>,
+    /// The calls of `call_sites` (whether one lies in a loop is asked only of allocations).
+    call_nodes: Vec<Node<'t>>,
+    /// Per expression node, whether its offset changes each round of a loop around it.
+    per_round_offsets: std::cell::RefCell<HashMap<usize, bool>>,
     /// Per loop, the names whose values change each round (see `round_names`).
     round_names_of: std::cell::RefCell<HashMap<usize, std::rc::Rc<Vec<String>>>>,
+    /// Per offset as written, whether it may be any offset (the file's text scanned once).
+    offsets_any: std::cell::RefCell<HashMap<String, bool>>,
     /// Per loop, the views it moves over and how many views there were then.
     offset_views_of: std::cell::RefCell<HashMap<usize, (usize, LocSet)>>,
     /// Views into VMM reservations, by reservation and offset as written.
@@ -416,9 +420,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             op_sites: Vec::new(),
             op_by_site: HashMap::new(),
             call_sites: Vec::new(),
-            calls_in_loop: Vec::new(),
+            call_nodes: Vec::new(),
+            per_round_offsets: Default::default(),
             round_names_of: Default::default(),
             offset_views_of: Default::default(),
+            offsets_any: Default::default(),
             views: HashMap::new(),
             param_texts: Vec::new(),
             legacy: Loc(0),
@@ -1037,7 +1043,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         );
         self.inlined.push(name);
         self.call_sites.push(call.start_byte() as u32);
-        self.calls_in_loop.push(in_loop(call));
+        self.call_nodes.push(call);
         self.returns.push((None, LocSet::new()));
         if let Some(this) = this {
             flow.vars.insert("this".into(), this);
@@ -1046,7 +1052,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.statement(body, flow);
         let (returned, ret) = self.returns.pop().unwrap_or_default();
         self.call_sites.pop();
-        self.calls_in_loop.pop();
+        self.call_nodes.pop();
         self.inlined.pop();
         self.param_texts.pop();
         if let Some(r) = returned {
@@ -1127,12 +1133,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
         self.inlined.push(name);
         self.call_sites.push(call.start_byte() as u32);
-        self.calls_in_loop.push(in_loop(call));
+        self.call_nodes.push(call);
         self.returns.push((None, LocSet::new()));
         self.statement(body, flow);
         let (returned, ret) = self.returns.pop().unwrap_or_default();
         self.call_sites.pop();
-        self.calls_in_loop.pop();
+        self.call_nodes.pop();
         self.inlined.pop();
         if let Some(r) = returned {
             flow.join(&r);

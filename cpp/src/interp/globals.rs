@@ -87,6 +87,9 @@ pub(super) fn changed_names(
     excluded: &crate::config::Excluded,
 ) -> Option<std::collections::HashSet<String>> {
     let mut out = std::collections::HashSet::new();
+    // Per function, the names it declares as its own (found once each).
+    let mut locals: std::collections::HashMap<usize, std::collections::HashSet<String>> =
+        std::collections::HashMap::new();
     let mut stack = vec![root];
     let mut steps = 0usize;
     while let Some(n) = stack.pop() {
@@ -100,7 +103,8 @@ pub(super) fn changed_names(
         if n.kind() == "identifier"
             && let Some(name) = n.utf8_text(src.as_bytes()).ok()
             && changes(n, src)
-            && !declared_in_function(n, name, src)
+            && !enclosing_function(n)
+                .is_some_and(|f| locals.entry(f.id()).or_insert_with(|| own_names(f, src)).contains(name))
         {
             out.insert(name.to_string());
         }
@@ -110,39 +114,44 @@ pub(super) fn changed_names(
     Some(out)
 }
 
-/// Whether the function around `x` declares a variable or parameter `name` of its own, which
-/// `x` then names (`float* d_partials = nullptr;` shadowing the file's `d_partials`).
-fn declared_in_function(x: Node<'_>, name: &str, src: &str) -> bool {
+/// The function (or lambda) around `x`.
+fn enclosing_function(x: Node<'_>) -> Option<Node<'_>> {
     let mut f = x.parent();
     while let Some(p) = f {
         if matches!(p.kind(), "function_definition" | "lambda_expression") {
-            break;
+            return Some(p);
         }
         f = p.parent();
     }
-    let Some(f) = f else { return false };
+    None
+}
+
+/// The variables and parameters a function declares as its own (not its `static` locals, which
+/// are themselves variables whose changes are tracked by name): where the function assigns one,
+/// it is not the file's variable of that name (`float* d_partials = nullptr;` shadowing it).
+fn own_names(f: Node<'_>, src: &str) -> std::collections::HashSet<String> {
+    let mut out = std::collections::HashSet::new();
     let mut stack = vec![f];
     let mut steps = 0;
     while let Some(n) = stack.pop() {
         steps += 1;
-        if steps > 50_000 {
-            return false;
+        if steps > 200_000 {
+            break;
         }
-        // A `static` local is itself a variable whose changes are tracked by name.
         let is_static =
             n.kind() == "declaration" && src[n.start_byte()..n.end_byte()].trim_start().starts_with("static");
         if matches!(n.kind(), "declaration" | "parameter_declaration") && !is_static {
             let mut c = n.walk();
-            if n.children_by_field_name("declarator", &mut c)
-                .any(|d| super::declared_name(d, src).as_deref() == Some(name))
-            {
-                return true;
+            for d in n.children_by_field_name("declarator", &mut c) {
+                if let Some(name) = super::declared_name(d, src) {
+                    out.insert(name);
+                }
             }
         }
         let mut c = n.walk();
         stack.extend(n.named_children(&mut c));
     }
-    false
+    out
 }
 
 /// Whether the identifier `x` is used where it may be given a value.

@@ -67,6 +67,15 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// Whether an offset written at `at` (`off`, `i * chunk`) names a value that changes each
     /// round of a loop around it: the loop's counter, or a name declared in its body.
     pub(super) fn offset_changes_per_round(&self, at: Node<'t>, offset: &str) -> bool {
+        if let Some(&changes) = self.per_round_offsets.borrow().get(&at.id()) {
+            return changes;
+        }
+        let changes = self.find_offset_changes_per_round(at, offset);
+        self.per_round_offsets.borrow_mut().insert(at.id(), changes);
+        changes
+    }
+
+    fn find_offset_changes_per_round(&self, at: Node<'t>, offset: &str) -> bool {
         let mut cur = at.parent();
         while let Some(p) = cur {
             match p.kind() {

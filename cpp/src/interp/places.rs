@@ -805,6 +805,15 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// Whether a pointer's offset as written (`size`, `i * chunk`, `c.offset`) may be any
     /// offset: not a constant, and not one name the code leaves unchanged.
     fn offset_may_be_any(&self, offset: &str) -> bool {
+        if let Some(&any) = self.offsets_any.borrow().get(offset) {
+            return any;
+        }
+        let any = self.find_offset_may_be_any(offset);
+        self.offsets_any.borrow_mut().insert(offset.to_string(), any);
+        any
+    }
+
+    fn find_offset_may_be_any(&self, offset: &str) -> bool {
         let name = offset.trim_start_matches("this->");
         let one_name = name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         let stepped = one_name
@@ -860,7 +869,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         let site = self.site(n);
         let l = self.new_loc(kind, name, site, allocated);
         if allocated && matches!(what, "alloc" | "new") {
-            self.locs[l.0 as usize].many = super::in_loop(n) || self.calls_in_loop.contains(&true);
+            self.locs[l.0 as usize].many = super::in_loop(n) || self.call_nodes.iter().any(|c| super::in_loop(*c));
         }
         self.by_site.insert(key, l);
         l
