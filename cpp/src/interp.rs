@@ -158,6 +158,28 @@ enum Fact {
 }
 
 impl Fact {
+    /// The value is one of `values` (`Is` for one).
+    fn one_of(mut values: Vec<String>) -> Fact {
+        match values.len() {
+            1 => Fact::Is(values.remove(0)),
+            _ => Fact::OneOf(values),
+        }
+    }
+
+    /// What is known of a variable (`known`) after a test says it is none of `values`.
+    fn none_of(known: Option<&Fact>, values: &[String]) -> Fact {
+        match known {
+            Some(Fact::OneOf(vs)) => Fact::one_of(vs.iter().filter(|v| !values.contains(v)).cloned().collect()),
+            Some(Fact::IsNot(vs)) => {
+                let mut vs = vs.clone();
+                vs.extend(values.iter().filter(|v| !vs.contains(v)).cloned().collect::<Vec<_>>());
+                Fact::IsNot(vs)
+            }
+            Some(f @ Fact::Is(_)) => f.clone(),
+            _ => Fact::IsNot(values.to_vec()),
+        }
+    }
+
     /// Whether the variable equals `value`: `None` when not known.
     fn equals(&self, value: &str) -> Option<bool> {
         match self {

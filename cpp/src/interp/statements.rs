@@ -240,28 +240,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         }
                         let mut part = flow.clone();
                         let fact = if inside {
-                            match possible.as_slice() {
-                                [one] => Fact::Is(one.clone()),
-                                _ => Fact::OneOf(possible.clone()),
-                            }
+                            Fact::one_of(possible.clone())
                         } else {
-                            match &known {
-                                Some(Fact::OneOf(vs)) => {
-                                    let rest: Vec<String> =
-                                        vs.iter().filter(|v| !values.contains(v)).cloned().collect();
-                                    match rest.as_slice() {
-                                        [one] => Fact::Is(one.clone()),
-                                        _ => Fact::OneOf(rest),
-                                    }
-                                }
-                                Some(Fact::IsNot(vs)) => {
-                                    let mut vs = vs.clone();
-                                    vs.extend(values.iter().filter(|v| !vs.contains(v)).cloned().collect::<Vec<_>>());
-                                    Fact::IsNot(vs)
-                                }
-                                Some(f @ Fact::Is(_)) => f.clone(),
-                                _ => Fact::IsNot(values.clone()),
-                            }
+                            Fact::none_of(known.as_ref(), &values)
                         };
                         part.facts.insert(var.clone(), fact);
                         let body = if inside == when_in { then } else { alt };
@@ -300,24 +281,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         let fact = if equal {
                             Fact::Is(test.value.clone())
                         } else {
-                            match part.facts.get(&test.var) {
-                                // One of a case group's labels, not this one: the others.
-                                Some(Fact::OneOf(vs)) => {
-                                    let rest: Vec<String> = vs.iter().filter(|v| **v != test.value).cloned().collect();
-                                    match rest.as_slice() {
-                                        [one] => Fact::Is(one.clone()),
-                                        _ => Fact::OneOf(rest),
-                                    }
-                                }
-                                Some(Fact::IsNot(vs)) => {
-                                    let mut vs = vs.clone();
-                                    if !vs.contains(&test.value) {
-                                        vs.push(test.value.clone());
-                                    }
-                                    Fact::IsNot(vs)
-                                }
-                                _ => Fact::IsNot(vec![test.value.clone()]),
-                            }
+                            // Of a case group's labels, the others; else one more it is not.
+                            Fact::none_of(part.facts.get(&test.var), std::slice::from_ref(&test.value))
                         };
                         part.facts.insert(test.var.clone(), fact);
                     }
@@ -572,11 +537,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 if let Some(f) = &known {
                     values.retain(|l| f.equals(l) != Some(false));
                 }
-                let fact = match values.as_slice() {
-                    [one] => Fact::Is(one.clone()),
-                    _ => Fact::OneOf(values),
-                };
-                path.facts.insert(v.clone(), fact);
+                path.facts.insert(v.clone(), Fact::one_of(values));
             }
             // The case's statements, then the next case's while no `break` (or `return`)
             // ends the path.
