@@ -1256,38 +1256,13 @@ fn moved_in(block: Node<'_>, name: &str, src: &str) -> bool {
     text.contains(&format!("move({name})")) || text.contains(&format!("{name}.release()"))
 }
 
-/// A number type (`size_t`, `int`, `unsigned long`, `float`, `std::uint32_t`), not memory.
+/// A number type (`size_t`, `int`, `unsigned long`, `float`, `std::uint32_t`), or a CUDA vector
+/// type, not memory: one whose size the table of scalar sizes knows.
 fn is_scalar_type(ty: &str) -> bool {
     let t = ty
         .trim()
         .trim_start_matches("const ")
         .trim_start_matches("std::")
         .trim();
-    matches!(
-        t,
-        "size_t"
-            | "ssize_t"
-            | "int"
-            | "unsigned"
-            | "unsigned int"
-            | "long"
-            | "unsigned long"
-            | "long long"
-            | "unsigned long long"
-            | "short"
-            | "unsigned short"
-            | "float"
-            | "double"
-            | "bool"
-            | "char"
-            | "ptrdiff_t"
-            | "int64_t"
-            | "uint64_t"
-            | "int32_t"
-            | "uint32_t"
-            | "int16_t"
-            | "uint16_t"
-            | "int8_t"
-            | "uint8_t"
-    )
+    super::const_bytes_with(&format!("sizeof({t})"), &|_| None).is_some() || matches!(t, "ptrdiff_t" | "ssize_t")
 }
