@@ -401,8 +401,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     // An object made up for a method analysed on its own (`construct_any`) has a
                     // history no one knows: its memory may be written and released elsewhere.
                     let known = self.constructing == 0;
-                    self.machine
-                        .allocated(&mut flow.m, l, known && uninitialized(kind, by), known && owned(by));
+                    self.machine.allocated(
+                        &mut flow.m,
+                        l,
+                        known && by.leaves_uninitialized(kind),
+                        known && by.owned_by_program(),
+                    );
                     self.started.allocated.push(l);
                     self.store_out(args.get(out).copied(), l, flow, false);
                 }
@@ -413,8 +417,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     // An object made up for a method analysed on its own (`construct_any`) has a
                     // history no one knows: its memory may be written and released elsewhere.
                     let known = self.constructing == 0;
-                    self.machine
-                        .allocated(&mut flow.m, l, known && uninitialized(kind, by), known && owned(by));
+                    self.machine.allocated(
+                        &mut flow.m,
+                        l,
+                        known && by.leaves_uninitialized(kind),
+                        known && by.owned_by_program(),
+                    );
                     self.started.allocated.push(l);
                     ret.insert(l);
                 }
@@ -1038,21 +1046,6 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.started.ops.push(op);
         Some(op)
     }
-}
-
-/// Whether memory made by `by` as `kind` starts with unspecified contents the device may read
-/// (`cudaMalloc`, `cuMemAlloc`: "the memory is not cleared").
-fn uninitialized(kind: MemKind, by: cuda_lint_machine::Allocator) -> bool {
-    kind == MemKind::Device && by == cuda_lint_machine::Allocator::Device
-}
-
-/// Whether memory made by `by` is the program's to release (device, pinned, managed memory;
-/// not a module's variable, not the C heap's).
-fn owned(by: cuda_lint_machine::Allocator) -> bool {
-    matches!(
-        by,
-        cuda_lint_machine::Allocator::Device | cuda_lint_machine::Allocator::PinnedHost
-    )
 }
 
 /// Whether a flags argument, as written (`cudaHostAllocMapped | cudaHostAllocWriteCombined`,

@@ -74,9 +74,9 @@ pub enum Event<'e, S> {
     /// allocation with it): `lost` are the allocations nothing holds any longer (no variable
     /// of a caller, no object, no returned value; not handed to code the analysis cannot see).
     ScopeExit { lost: &'e LocSet, program_end: bool },
-    /// An allocation call runs again (a loop's next round) and stores its new memory where the
-    /// only pointer to the memory it made before was: `lost` is that earlier memory, if nothing
-    /// released it.
+    /// An allocation call stores its new memory where the only pointer to memory made before
+    /// was (the call itself run again, in a loop's next round, or another allocation into the
+    /// same variable): `lost` is that earlier memory, if nothing released it.
     Reallocated { lost: &'e LocSet },
     /// Memory is mapped at the VMM mappings `views` (`cuMemMap`), before the machine marks them
     /// mapped.

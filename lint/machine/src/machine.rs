@@ -420,6 +420,13 @@ impl Machine {
         st.unread_output.clear();
     }
 
+    /// What every allocation holds, and who releases it, is no longer known: another method
+    /// of the object that made them may have written, read or released them (a method analysed
+    /// with its receiver as its constructor built it).
+    pub fn contents_unknown<X: Ext>(&self, st: &mut State<X>) {
+        self.released_all(st);
+    }
+
     /// Memory is handed to code the analysis cannot see (a library call, a function not in
     /// the program): it may write it, read it and release it.
     pub fn handed_over<X: Ext>(&self, st: &mut State<X>, data: &LocSet, regions: &dyn Regions) {

@@ -95,6 +95,18 @@ pub enum Allocator {
 }
 
 impl Allocator {
+    /// Whether memory of `kind` this allocator makes starts with unspecified contents the
+    /// device may read (`cudaMalloc`, `cuMemAlloc`: "the memory is not cleared").
+    pub fn leaves_uninitialized(self, kind: MemKind) -> bool {
+        kind == MemKind::Device && self == Allocator::Device
+    }
+
+    /// Whether memory this allocator makes is the program's to release (device, pinned,
+    /// managed memory; not a module's variable, not the C heap's).
+    pub fn owned_by_program(self) -> bool {
+        matches!(self, Allocator::Device | Allocator::PinnedHost)
+    }
+
     /// What made the memory, for diagnostics.
     pub fn made_by(self) -> &'static str {
         match self {

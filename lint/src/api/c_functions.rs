@@ -35,8 +35,14 @@ fn effect(e: c::Effect) -> Option<Vec<Effect>> {
     };
     Some(match e {
         c::Effect::NoAccess => vec![NoAccess],
-        // Sizes and releases of every allocation: nothing the Rust front end follows yet.
-        c::Effect::Holds { .. } | c::Effect::Covers { .. } | c::Effect::ReleasesAll => vec![],
+        c::Effect::Holds { bytes, times } => vec![Holds {
+            bytes: a(bytes),
+            times: times.map(a),
+        }],
+        c::Effect::Covers { count, unit } => vec![Covers { count: a(count), unit }],
+        // The release of every allocation (`cudaDeviceReset`): nothing the Rust front end
+        // follows yet.
+        c::Effect::ReleasesAll => vec![],
         c::Effect::AllocOut { out, kind, by } => vec![
             NewOut {
                 out: a(out),

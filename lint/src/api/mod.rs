@@ -257,6 +257,15 @@ pub enum Effect {
     AllocatedBy(Allocator),
     /// The memory `mem` is released by a function of this allocator (`cuMemFree`: device).
     FreedBy { mem: Arg, by: Allocator },
+    /// The new memory this call returns (or stores, [`Effect::NewOut`]) has unspecified
+    /// contents (cudarc's `unsafe alloc`: not cleared) until something writes it.
+    Uninitialized,
+    /// The new memory this call returns (or stores, [`Effect::NewOut`]) holds `bytes` bytes,
+    /// times `times` (`calloc`'s count): its size, where the arguments are constants.
+    Holds { bytes: Arg, times: Option<Arg> },
+    /// The copy or memset covers `count` elements of `unit` bytes from the start of its
+    /// destination and of its source (`cuMemcpyHtoD`'s `ByteCount`, `cuMemsetD32`'s `N`).
+    Covers { count: Arg, unit: u8 },
     /// The reserved range at the address `va` is freed (`cuMemAddressFree`): it must no longer
     /// be mapped.
     AddressFree { va: Arg },

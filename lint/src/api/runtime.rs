@@ -41,7 +41,11 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f(
             "cuda_lint_runtime::context::Context::alloc",
-            &[New(Target::Mem(MemKind::Device)), AllocatedBy(Allocator::Device)],
+            &[
+                New(Target::Mem(MemKind::Device)),
+                AllocatedBy(Allocator::Device),
+                Uninitialized,
+            ],
         ),
         f(
             "cuda_lint_runtime::context::Context::alloc_zeroed",

@@ -91,6 +91,9 @@ pub struct LocData<'tcx> {
 /// Paths longer than this are cut: deeper projections stay at the cut location.
 const MAX_DEPTH: u8 = 6;
 
+/// The key of the global location that stands for a null pointer ([`Locs::null_pointer`]).
+const NULL_KEY: u32 = u32::MAX - 1;
+
 /// The interner of locations of one analysis.
 pub struct Locs<'a, 'tcx> {
     /// How types are seen: through the API tables.
@@ -140,6 +143,19 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
             }
         }
         None
+    }
+
+    /// The array or buffer whose element `l` is, climbing element projections (`a[i]` of
+    /// `a[j][i]`: `a`); `l` itself when it is no element.
+    pub fn whole_of_elements(&self, l: LocId) -> LocId {
+        let mut cur = l;
+        for _ in 0..=MAX_DEPTH {
+            match self.get(cur).parent {
+                Some((parent, Proj::Index)) => cur = parent,
+                _ => break,
+            }
+        }
+        cur
     }
 
     /// The memory of a `static` item of type `ty`.
@@ -199,9 +215,20 @@ impl<'a, 'tcx> Locs<'a, 'tcx> {
         self.root_with_kind(Root::Fresh { frame, block, which }, LocKind::Plain, origin, Some(ty))
     }
 
-    /// The object named `key`, the same for every call that returns it.
+    /// The object named `key`, the same for every call that returns it (not [`NULL_KEY`]).
     pub fn global(&mut self, key: u32, target: Target, origin: Span) -> LocId {
         self.root_object(Root::Global { key }, target, origin, None)
+    }
+
+    /// The location that stands for a null pointer (no memory): what a copy given `0` or
+    /// `null_mut()` dereferences.
+    pub fn null_pointer(&mut self, origin: Span) -> LocId {
+        self.global(NULL_KEY, Target::Mem(MemKind::Unknown), origin)
+    }
+
+    /// Whether `l` is [`Self::null_pointer`]'s location.
+    pub fn is_null(&self, l: LocId) -> bool {
+        matches!(self.get(l).root, Root::Global { key: NULL_KEY }) && self.get(l).parent.is_none()
     }
 
     /// The location of an object with no parent (made by a call, or global), made once.

@@ -69,7 +69,7 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
             target.kind.describe()
         ));
         let at = if again {
-            "made again here, in the next round, over the only pointer to it"
+            "a new allocation is stored over the only pointer to it here (in a loop: the next round's)"
         } else if program_end {
             "`main` returns here without releasing it"
         } else {

@@ -221,7 +221,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(core!("CudaStream::cu_stream"), &[Derive(0)]),
         f(core!("CudaStream::context"), &[NoAccess]),
         f(core!("CudaStream::null"), &[NEW_DEVICE, AllocatedOn(0)]),
-        f(core!("CudaStream::alloc"), &[NEW_DEVICE, AllocatedOn(0)]),
+        f(core!("CudaStream::alloc"), &[NEW_DEVICE, AllocatedOn(0), Uninitialized]),
         f(
             core!("CudaStream::alloc_zeros"),
             &[

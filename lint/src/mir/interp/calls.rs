@@ -257,6 +257,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let iterator_method = self.iterator_method(call).is_some();
         let moves_into_new = self.is_constructor(f, call);
         let callee = self.callee(call);
+        // The standard library reads and writes what it is given; it releases no CUDA memory.
+        let from_std =
+            callee.is_some_and(|c| matches!(self.tcx.crate_name(c.krate).as_str(), "std" | "core" | "alloc"));
         let receiver_holds_closures = iterator_method
             && call
                 .args
@@ -291,6 +294,17 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             }
             // An address passed as a number is not memory read; nor is what a closure captured
             // (it ran above: what it touches, its body did).
+            // A function the analysis cannot see (a library: cuRAND, cuBLAS) given device or
+            // pinned memory, as a pointer or an address (`CUdeviceptr`), may write, read and
+            // release it.
+            if !ty.is_closure() && !from_std {
+                let mut given = self.reach(state, vals, 2);
+                given.retain(|l| matches!(self.locs.kind(l), LocKind::Data(k) if k != MemKind::Pageable));
+                if !given.is_empty() {
+                    let regions = self.regions();
+                    self.machine.handed_over(&mut state.m, &given, &regions);
+                }
+            }
             if ty.is_integral() || ty.is_closure() {
                 continue;
             }
@@ -325,6 +339,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 data.retain(|l| !matches!(self.locs.kind(l), LocKind::Data(k) if k.is_device_only()));
             }
             let access = if writes_through(self.tcx, ty) {
+                // It may grow a buffer it gets through `&mut` (`v.resize(..)`, `v.extend(..)`):
+                // its size is no longer known.
+                self.forget_sizes(&data);
                 // What it may write, it may set to another variant: forget what was known.
                 if !state.variants.is_empty() {
                     let targets = vals.clone();
@@ -376,6 +393,28 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         .is_some_and(|c| matches!(self.tcx.crate_name(c.krate).as_str(), "alloc" | "std"))
                 {
                     self.attrs.entry(fresh).or_default().allocator = Some(cuda_lint_machine::Allocator::RustHeap);
+                }
+                // `vec![x; N]` with `N` a constant holds `N` elements.
+                if self.reporting
+                    && let Some(c) = self.callee(call)
+                    && self.tcx.crate_name(c.krate).as_str() == "alloc"
+                    && self.tcx.item_name(c).as_str() == "from_elem"
+                    && let ty::Adt(_, args) = handle.kind()
+                    && let Some(elem) = args.types().next()
+                {
+                    let size = self
+                        .tcx
+                        .layout_of(self.typing_env.as_query_input(elem))
+                        .ok()
+                        .map(|l| l.size.bytes());
+                    let count = self.const_int(call, 1).and_then(|n| u64::try_from(n).ok());
+                    let attrs = self.attrs.entry(fresh).or_default();
+                    match size.zip(count).and_then(|(s, n)| s.checked_mul(n)) {
+                        Some(bytes) if !attrs.size_unknown => {
+                            attrs.bytes = Some(attrs.bytes.map_or(bytes, |b| b.max(bytes)))
+                        }
+                        _ => attrs.size_unknown = true,
+                    }
                 }
                 // `collect()` of an iterator: its elements are the iterator's items (addresses
                 // a `map` closure returned, buffers).

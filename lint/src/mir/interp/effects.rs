@@ -26,6 +26,14 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         self.call_tracking = effects
             .contains(&Effect::Cudarc(CudarcEffect::TrackedByEvents))
             .then(|| cudarc::call_starts(&state.m));
+        // How many bytes a copy or memset covers, where its count is a constant.
+        self.copy_count = effects
+            .iter()
+            .find_map(|e| match *e {
+                Effect::Covers { count, unit } if self.reporting => Some((count, unit)),
+                _ => None,
+            })
+            .and_then(|(count, unit)| self.const_u64(call, count)?.checked_mul(u64::from(unit)));
         for (which, effect) in effects.iter().enumerate() {
             match *effect {
                 Effect::New(target) => {
@@ -107,7 +115,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         .args
                         .get(value as usize)
                         .and_then(|a| self.arg_place_loc(f, &a.node, state));
-                    for collection in self.data_arg(call, vec, &ret, state).iter() {
+                    let collections = self.data_arg(call, vec, &ret, state);
+                    self.forget_sizes(&collections);
+                    for collection in collections.iter() {
                         let element = self.locs.child(collection, Proj::Index);
                         state.values.entry(element).or_default().union_with(&vals);
                         if let Some(src) = pushed {
@@ -294,8 +304,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 } => {
                     self.copy(call, dst, src, dir, stream, is_async, &ret, state);
                 }
-                Effect::Memset { dst, stream, .. } => {
-                    let dst = self.data_arg(call, dst, &ret, state);
+                Effect::Memset {
+                    dst: dst_arg, stream, ..
+                } => {
+                    let dst = self.data_arg(call, dst_arg, &ret, state);
+                    self.deref_event(call, dst_arg, &dst, DerefRole::MemsetDestination, state);
                     let streams = self.objects(call, stream, state);
                     self.enqueue(call, OpKind::Memset, streams, LocSet::new(), dst, state);
                 }
@@ -461,8 +474,50 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     for new in ret.iter().chain(last_new) {
                         let root = self.locs.data_root(new);
                         self.attrs.entry(root).or_default().allocator = Some(by);
+                        // A C function's memory is the program's to release and starts as the
+                        // allocator leaves it; a Rust owner's (cudarc's slices, this project's
+                        // buffers) is released when it is dropped, its contents as the table
+                        // says (`Effect::Uninitialized`).
+                        if let LocKind::Data(kind) = self.locs.kind(root) {
+                            let raw = self.calls_c_function(call);
+                            self.machine.allocated(
+                                &mut state.m,
+                                root,
+                                raw && by.leaves_uninitialized(kind),
+                                raw && by.owned_by_program(),
+                            );
+                            // Where the code tests the call's status, nothing was made on
+                            // the branch where it failed (see `map_status`).
+                            self.mapped_by_call.get_or_insert_default().insert(root);
+                        }
                     }
                 }
+                Effect::Uninitialized => {
+                    for new in ret.iter().chain(last_new) {
+                        let root = self.locs.data_root(new);
+                        self.machine.allocated(&mut state.m, root, true, false);
+                    }
+                }
+                Effect::Holds { bytes, times } => {
+                    let size = self.const_u64(call, bytes).and_then(|b| match times {
+                        Some(t) => b.checked_mul(self.const_u64(call, t)?),
+                        None => Some(b),
+                    });
+                    for new in ret.iter().chain(last_new) {
+                        let root = self.locs.data_root(new);
+                        let attrs = self.attrs.entry(root).or_default();
+                        match size {
+                            Some(size) if !attrs.size_unknown => {
+                                attrs.bytes = Some(attrs.bytes.map_or(size, |b| b.max(size)));
+                            }
+                            _ => {
+                                attrs.size_unknown = true;
+                                attrs.bytes = None;
+                            }
+                        }
+                    }
+                }
+                Effect::Covers { .. } => {}
                 Effect::FreedBy { mem, by } => {
                     let data = self.data_arg(call, mem, &ret, state);
                     self.emit(f, call.span, call.si, Event::Dealloc { regions: &data, by }, state);
@@ -713,9 +768,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let new = self.locs.fresh(f, call.bb, which as u8, target, call.span, None);
                     self.locs.set_allocated(new);
                     self.attrs.entry(new).or_default().family = Some(self.family);
-                    self.renew(call, target, new, state);
                     let slots = self.arg(call, out, &ret);
                     let strong = slots.len() == 1;
+                    if strong && matches!(target, Target::Mem(_)) {
+                        self.overwritten_allocation(call, slots.iter().next(), new, state);
+                    }
+                    self.renew(call, target, new, state);
                     for slot in slots.iter() {
                         self.store(state, slot, &LocSet::single(new), strong);
                     }
@@ -948,6 +1006,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let data = self.data_arg(call, mem, &ret, state);
                     let streams = self.streams(call, stream, state);
                     self.free_on_streams(f, &data, &streams, &OpSet::new(), call.si, state);
+                    let regions = self.regions();
+                    self.machine.released(&mut state.m, &data, &regions);
                 }
                 Effect::Work {
                     stream,
@@ -1292,6 +1352,37 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         false
     }
 
+    /// Whether block `bb` of frame `f` runs in every round of a loop it is in (here or in a
+    /// caller, through calls that run it on every path): it dominates every block its loop
+    /// goes back from. An allocation under a test in the loop (`if p.is_null() { alloc }`,
+    /// made once and kept) does not.
+    fn runs_every_round(&mut self, mut f: FrameId, mut bb: BasicBlock) -> bool {
+        for _ in 0..=MAX_INLINE_DEPTH {
+            let body = self.frames[f.0 as usize].body;
+            let dominators = body.basic_blocks.dominators();
+            if self.in_loop(f, bb) {
+                let blocks = self.loop_of(f, bb);
+                return blocks.iter().all(|u| {
+                    let back = body.basic_blocks[u]
+                        .terminator()
+                        .successors()
+                        .any(|h| blocks.contains(h) && dominators.dominates(h, u));
+                    !back || dominators.dominates(bb, u)
+                });
+            }
+            // Not in a loop here: the function must reach it on every path to its return.
+            let returns_through = body.basic_blocks.iter_enumerated().all(|(b, data)| {
+                !matches!(data.terminator().kind, TerminatorKind::Return) || dominators.dominates(bb, b)
+            });
+            let fr = &self.frames[f.0 as usize];
+            match (returns_through, fr.parent, fr.called_at) {
+                (true, Some(p), Some(at)) => (f, bb) = (p, at),
+                _ => return false,
+            }
+        }
+        false
+    }
+
     /// Whether an object stands for several: an element of a collection, or one created in a
     /// loop or in a closure (which `map` and the like call once per item).
     fn stands_for_many(&mut self, l: LocId) -> bool {
@@ -1542,6 +1633,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             };
             self.emit(call.f, call.span, call.si, event, state);
         }
+        self.deref_event(call, dst, &dst_data, DerefRole::CopyDestination, state);
+        self.deref_event(call, src, &src_data, DerefRole::CopySource, state);
         let dir = self.concrete_dir(call, dir, &dst_data, &src_data);
         let (host, host_arg) = match dir {
             Dir::HostToDevice => (Some(&src_data), src),
@@ -1858,6 +1951,161 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
+    /// The constant an argument is, as a `u64` (a byte count, an element count).
+    fn const_u64(&self, call: &CallSite<'_, 'tcx>, a: u8) -> Option<u64> {
+        u64::try_from(self.const_int(call, a)?).ok()
+    }
+
+    /// An allocation stores its new memory in `slot`, where the only pointer to memory made
+    /// before was (this call's in the round before, or another call's), and nothing released
+    /// that: it is lost. (This call's own only where it runs in every round: `if p.is_null()
+    /// { alloc(&mut p) }` in a loop allocates once.)
+    fn overwritten_allocation(&mut self, call: &CallSite<'_, 'tcx>, slot: Option<LocId>, new: LocId, state: &State) {
+        let Some(slot) = slot else { return };
+        if !self.reporting {
+            return;
+        }
+        let Some(old) = state.values.get(&slot) else { return };
+        let unreleased = state.m.unreleased();
+        let mut lost = LocSet::new();
+        for l in old.iter() {
+            let root = self.locs.data_root(l);
+            if !unreleased.contains(root) || lost.contains(root) {
+                continue;
+            }
+            // Held anywhere else (another variable, pushed to a `Vec`, stored in a struct) it
+            // is not lost; a compiler temporary (an argument copied for a call) holds nothing.
+            let elsewhere = state
+                .values
+                .iter()
+                .any(|(&h, v)| h != slot && !self.is_temporary(h) && v.iter().any(|x| self.locs.data_root(x) == root));
+            if elsewhere || (root == self.locs.data_root(new) && !self.runs_every_round(call.f, call.bb)) {
+                continue;
+            }
+            lost.insert(root);
+        }
+        if !lost.is_empty() {
+            self.emit(call.f, call.span, call.si, Event::Reallocated { lost: &lost }, state);
+        }
+    }
+
+    /// Whether `l` is a local the compiler made (no variable of the program's).
+    fn is_temporary(&self, l: LocId) -> bool {
+        let d = self.locs.get(l);
+        match d.root {
+            Root::Local { frame, local } if d.parent.is_none() => {
+                let body = self.frames[frame.0 as usize].body;
+                // A variable of the program's has a name in the debug information.
+                local.as_usize() > body.arg_count
+                    && !body
+                        .var_debug_info
+                        .iter()
+                        .any(|v| matches!(v.value, VarDebugInfoContents::Place(p) if p.local == local))
+            }
+            _ => false,
+        }
+    }
+
+    /// Tells the lints that a copy or memset dereferences argument `a`, whose memory is `data`
+    /// (`role`: how), covering the call's constant byte count where it has one. An argument
+    /// with no memory that is a null pointer written in the program (`0`, `null_mut()`, and
+    /// never given memory since) is the null location.
+    pub(super) fn deref_event(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        a: u8,
+        data: &LocSet,
+        role: DerefRole,
+        state: &State,
+    ) {
+        if !self.reporting {
+            return;
+        }
+        // A scalar or a struct on the stack (`&mut count as *mut u32`) is no `Data` location,
+        // yet a copy given its address must fit in it.
+        let mut data = data.clone();
+        let given = self.arg(call, a, &LocSet::new());
+        for l in self.derive(state, &given).iter() {
+            if self.locs.kind(l) == LocKind::Plain
+                && self.locs.enclosing_stack_value(l) == Some(l)
+                && self.locs.get(l).ty.is_some_and(|t| !self.locs.holds_pointers(t))
+            {
+                data.insert(l);
+            }
+        }
+        if self.trace {
+            for l in data.iter() {
+                eprintln!(
+                    "  deref {role:?} {l:?} kind={:?} ty={:?} root={:?} parent={:?} attrs={:?}",
+                    self.locs.kind(l),
+                    self.locs.get(l).ty,
+                    self.locs.get(l).root,
+                    self.locs.get(l).parent,
+                    self.attrs.get(&l).map(|a| (a.bytes, a.size_unknown))
+                );
+            }
+        }
+        let regions = if !data.is_empty() {
+            self.note_stack_sizes(&data);
+            data
+        } else if self.is_surely_null_arg(call, a) {
+            LocSet::single(self.locs.null_pointer(call.span))
+        } else {
+            return;
+        };
+        let event = Event::Deref {
+            regions: &regions,
+            role,
+            bytes: self.copy_count,
+        };
+        self.emit(call.f, call.span, call.si, event, state);
+    }
+
+    /// Forgets the sizes of the buffers `data` is in (a call that may grow them).
+    pub(super) fn forget_sizes(&mut self, data: &LocSet) {
+        for l in data.iter() {
+            let whole = self.locs.whole_of_elements(l);
+            if let Some(a) = self.attrs.get_mut(&whole)
+                && a.bytes.is_some()
+                && a.allocator == Some(cuda_lint_machine::Allocator::RustHeap)
+            {
+                a.size_unknown = true;
+            }
+        }
+    }
+
+    /// Records the size of each location in `data` that is a whole variable on the stack (a
+    /// scalar, an array, a struct: `&mut x as *mut _`), from its type's layout.
+    fn note_stack_sizes(&mut self, data: &LocSet) {
+        for l in data.iter() {
+            let l = self.locs.whole_of_elements(l);
+            if self.locs.enclosing_stack_value(l) != Some(l) || self.attrs.get(&l).is_some_and(|a| a.bytes.is_some()) {
+                continue;
+            }
+            let Some(ty) = self.locs.get(l).ty else {
+                continue;
+            };
+            if let Ok(layout) = self.tcx.layout_of(self.typing_env.as_query_input(ty))
+                && layout.is_sized()
+            {
+                self.attrs.entry(l).or_default().bytes = Some(layout.size.bytes());
+            }
+        }
+    }
+
+    /// Whether argument `a` is surely a null pointer: zero or `null_mut()` written in the
+    /// program, through locals that nothing borrows or assigns otherwise, followed through
+    /// inlined helpers' parameters to what their callers pass.
+    fn is_surely_null_arg(&self, call: &CallSite<'_, 'tcx>, a: u8) -> bool {
+        let tcx = self.tcx;
+        let env = self.typing_env;
+        self.through_helpers(call, a, |body, op| {
+            surely_null_in_body(tcx, env, body, op, 4).then_some(())
+        })
+        .0
+        .is_some()
+    }
+
     /// The constant integer an argument is (an enum's discriminant included), if it is one.
     pub(super) fn const_int(&self, call: &CallSite<'_, 'tcx>, a: u8) -> Option<u128> {
         let eval = |body: &'a Body<'tcx>, op: &Operand<'tcx>| const_ints_of(self.tcx, self.typing_env, body, op, 4);
@@ -1987,6 +2235,32 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             let verdict = if maps { self.kernel_verdict(kernels) } else { None };
             self.launch_event(call, verdict, &slots, apart, written.as_deref(), state);
         }
+        // What the kernel's source says of each argument: the memory it only loads from is
+        // read (`uninitialized_device_read`); what it surely stores into holds its output.
+        let uses = if apart {
+            self.kernel_param_uses(kernels, slots.len())
+        } else {
+            None
+        };
+        if let Some(uses) = &uses {
+            let mut per_arg = Vec::new();
+            for (slot, (u, w)) in slots.iter().zip(uses.iter().zip(written.iter().flatten())) {
+                let mut data = slot.clone();
+                data.retain(|l| matches!(self.locs.kind(l), LocKind::Data(_)));
+                if u.used && u.loads_only && !data.is_empty() && self.reporting {
+                    let event = Event::Deref {
+                        regions: &data,
+                        role: DerefRole::KernelReads,
+                        bytes: None,
+                    };
+                    self.emit(call.f, call.span, call.si, event, state);
+                }
+                if *w {
+                    per_arg.push((data, u.stores));
+                }
+            }
+            self.launch_writes_per_arg = Some(per_arg);
+        }
         // Without the kernel's source, every argument is taken to be written: assumed, not seen.
         self.launch_writes_unseen = written.is_none();
         self.enqueue(call, OpKind::Launch, streams, touched, writes, state);
@@ -2082,6 +2356,14 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         });
         self.emit(call.f, call.span, call.si, Event::Enqueue { op: id }, state);
         self.machine.start(&mut state.m, id);
+        // What it does to the contents of memory: written, read, a kernel's output.
+        let writes_per_arg = self
+            .launch_writes_per_arg
+            .take()
+            .unwrap_or_else(|| vec![(writes.clone(), false)]);
+        let regions = self.regions();
+        self.machine
+            .contents_used(&mut state.m, id, &reads, &writes_per_arg, &regions);
         // Running now, whatever variant any enum is (see `State::running_when`).
         for per_variant in state.running_when.values_mut() {
             for ops in per_variant.values_mut() {
@@ -2242,6 +2524,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// Frees memory: one that waits lets the work using it finish first; one that does not
     /// races with that work.
     pub(super) fn free(&mut self, f: FrameId, data: &LocSet, kind: FreeKind, si: SourceInfo, state: &mut State) {
+        self.free_now(f, data, kind, si, state);
+        let regions = self.regions();
+        self.machine.released(&mut state.m, data, &regions);
+    }
+
+    fn free_now(&mut self, f: FrameId, data: &LocSet, kind: FreeKind, si: SourceInfo, state: &mut State) {
         match kind {
             FreeKind::Immediate => {
                 self.emit(
@@ -2258,7 +2546,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             // `cuMemFree` of stream-ordered memory (`cuMemAllocAsync`) does not wait: "callers
             // must ensure that all accesses to these pointers have completed".
             FreeKind::Waits if self.allocated_on_a_stream(data) => {
-                self.free(f, data, FreeKind::Immediate, si, state);
+                self.free_now(f, data, FreeKind::Immediate, si, state);
             }
             FreeKind::Waits => self.machine.free_waiting(&mut state.m, data, &self.regions()),
             FreeKind::StreamOrdered => {
@@ -2421,6 +2709,68 @@ fn null_in_body<'tcx>(
         }
         _ => false,
     }
+}
+
+/// Whether `op` is surely a null pointer: a constant zero, or a local whose every assignment
+/// is one (or `ptr::null()`/`null_mut()`) and that nothing borrows, assigns in part or gets
+/// from another call (`cuMemAlloc(&mut d, ..)` gives `d` memory, whatever it was).
+fn surely_null_in_body<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    env: TypingEnv<'tcx>,
+    body: &Body<'tcx>,
+    op: &Operand<'tcx>,
+    depth: u32,
+) -> bool {
+    let local = match op {
+        Operand::Constant(_) => return null_in_body(tcx, env, body, op, depth),
+        Operand::Copy(place) | Operand::Move(place) if depth > 0 && place.projection.is_empty() => place.local,
+        _ => return false,
+    };
+    if local.as_usize() <= body.arg_count {
+        return false;
+    }
+    let borrowed = body.basic_blocks.iter().any(|data| {
+        data.statements.iter().any(|stmt| match &stmt.kind {
+            StatementKind::Assign(box (dest, rv)) => {
+                (dest.local == local && !dest.projection.is_empty())
+                    || matches!(rv, Rvalue::Ref(_, _, src) | Rvalue::RawPtr(_, src) if src.local == local)
+            }
+            _ => false,
+        })
+    });
+    if borrowed {
+        return false;
+    }
+    let mut null = false;
+    for data in body.basic_blocks.iter() {
+        for stmt in &data.statements {
+            if let StatementKind::Assign(box (dest, rv)) = &stmt.kind
+                && dest.local == local
+            {
+                match rv {
+                    Rvalue::Use(inner, _) | Rvalue::Cast(_, inner, _) => {
+                        if !surely_null_in_body(tcx, env, body, inner, depth - 1) {
+                            return false;
+                        }
+                        null = true;
+                    }
+                    _ => return false,
+                }
+            }
+        }
+        if let TerminatorKind::Call { func, destination, .. } = &data.terminator().kind
+            && destination.local == local
+        {
+            let is_null_fn = matches!(*func.ty(&body.local_decls, tcx).kind(),
+                ty::FnDef(def_id, _) if matches!(tcx.crate_name(def_id.krate).as_str(), "core" | "std")
+                && matches!(tcx.item_name(def_id).as_str(), "null" | "null_mut"));
+            if !is_null_fn {
+                return false;
+            }
+            null = true;
+        }
+    }
+    null
 }
 
 /// The blocks of the loop `bb` is in: those it reaches that reach it back.

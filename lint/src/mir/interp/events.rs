@@ -3,6 +3,7 @@
 //! machine and the lints: where locations are ([`Regions`]), what to call them ([`Describe`]).
 //! The lints decide (`cuda_lint_machine::lints`); nothing here does.
 
+use cuda_lint_cuda_source::ParamUse;
 use cuda_lint_machine::{Cx, Describe, Regions};
 
 #[allow(unused_imports)]
@@ -70,6 +71,17 @@ impl Regions for RegionsView<'_, '_, '_> {
             .get(&self.locs.data_root(l))
             .map(|a| a.attached_streams.clone())
             .unwrap_or_default()
+    }
+
+    fn bytes(&self, l: LocId) -> Option<u64> {
+        // An element (`h.as_ptr()` of an array, a `Vec`'s buffer): a copy from it stays
+        // within the whole, from the element on.
+        let whole = self.locs.whole_of_elements(l);
+        self.attrs.get(&whole).filter(|a| !a.size_unknown).and_then(|a| a.bytes)
+    }
+
+    fn is_null(&self, l: LocId) -> bool {
+        self.locs.is_null(l)
     }
 
     fn allocator(&self, l: LocId) -> Option<cuda_lint_machine::Allocator> {
@@ -299,9 +311,100 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// name of every one of them is visible (`cuda_lint_cuda_source::kernel_writes`).
     pub(super) fn kernel_writes(&self, kernels: &LocSet, n: usize) -> Option<Vec<bool>> {
         let mut written = vec![false; n];
+        for (source, name) in self.kernel_sources(kernels)? {
+            let writes = cuda_lint_cuda_source::kernel_writes(&source, &name)?;
+            if writes.len() != n {
+                return None;
+            }
+            for (w, k) in written.iter_mut().zip(writes) {
+                *w |= k;
+            }
+        }
+        Some(written)
+    }
+
+    /// How each of the `n` parameters of the kernels `kernels` may be is used, where the
+    /// source of every one is visible: used by one, loads only in all, tested against null by
+    /// one, surely stored through by all.
+    pub(super) fn kernel_param_uses(&self, kernels: &LocSet, n: usize) -> Option<Vec<ParamUse>> {
+        let mut joined: Option<Vec<ParamUse>> = None;
+        for (source, name) in self.kernel_sources(kernels)? {
+            let uses = cuda_lint_cuda_source::kernel_param_uses(&source, &name)?;
+            if uses.len() != n {
+                return None;
+            }
+            joined = Some(match joined {
+                None => uses,
+                Some(before) => before
+                    .into_iter()
+                    .zip(uses)
+                    .map(|(a, b)| ParamUse {
+                        used: a.used || b.used,
+                        loads_only: a.loads_only && b.loads_only,
+                        null_tested: a.null_tested || b.null_tested,
+                        stores: a.stores && b.stores,
+                        system_atomics_only: a.system_atomics_only && b.system_atomics_only,
+                    })
+                    .collect(),
+            });
+        }
+        joined
+    }
+
+    /// The body being linted returns (`state`: what holds on the path that does, an error
+    /// return included): the allocations nothing released that only locals held (its own and
+    /// those of the functions it ran inline, all ended now) are lost. What the result, a
+    /// parameter, a `static`, a struct's field or a collection holds is not: its owner goes on.
+    /// `main` giving up with an error (`Err(..)`, `?`) ends the process, and its memory with it.
+    pub(super) fn scope_exit(&mut self, si: SourceInfo, state: &State) {
+        let unreleased = state.m.unreleased();
+        if unreleased.is_empty() {
+            return;
+        }
+        let root_fn = self.frames[0].def_id;
+        let program_end = self.tcx.entry_fn(()).is_some_and(|(main, _)| main == root_fn);
+        if program_end && state.returning_error {
+            return;
+        }
+        let arg_count = self.frames[0].body.arg_count;
+        let mut local = LocSet::new();
+        let mut held = LocSet::new();
+        for (&l, vals) in state.values.iter() {
+            let d = self.locs.get(l);
+            let dies = d.parent.is_none()
+                && match d.root {
+                    Root::Local { frame, local } => frame != FrameId::ROOT || local.as_usize() > arg_count,
+                    _ => false,
+                };
+            for v in vals.iter() {
+                let root = self.locs.data_root(v);
+                if dies {
+                    local.insert(root);
+                } else {
+                    held.insert(root);
+                }
+            }
+        }
+        let lost: LocSet = unreleased
+            .iter()
+            .filter(|r| local.contains(*r) && !held.contains(*r))
+            .collect();
+        if lost.is_empty() {
+            return;
+        }
+        let event = Event::ScopeExit {
+            lost: &lost,
+            program_end,
+        };
+        self.emit(FrameId::ROOT, si.span, si, event, state);
+    }
+
+    /// The CUDA source and name of each kernel `kernels` may be, where every one is known.
+    fn kernel_sources(&self, kernels: &LocSet) -> Option<Vec<(Rc<str>, String)>> {
         if kernels.is_empty() {
             return None;
         }
+        let mut out = Vec::new();
         for k in kernels.iter() {
             let attrs = self.attrs.get(&k)?;
             if attrs.kernel_names.is_empty() || attrs.modules.is_empty() {
@@ -315,18 +418,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         return None;
                     }
                     for source in sources {
-                        let writes = cuda_lint_cuda_source::kernel_writes(source.as_deref()?, name)?;
-                        if writes.len() != n {
-                            return None;
-                        }
-                        for (w, k) in written.iter_mut().zip(writes) {
-                            *w |= k;
-                        }
+                        out.push((source.clone()?, name.to_string()));
                     }
                 }
             }
         }
-        Some(written)
+        Some(out)
     }
 
     /// Whether `l` is (inside) a parameter of the function being linted, and that function is

@@ -1,8 +1,10 @@
-//! Whether a VMM map call succeeded, where the code checks it: `if cuMemMap(..) !=
-//! CUDA_SUCCESS { cuMemAddressFree(..); return .. }` rolls back a map that did not happen. The
-//! status a map call returns is followed through references and comparisons with a constant
-//! (`!=`, `==`, `PartialEq::ne`/`eq`, `!`) to the branch on it; on the branch where the map
-//! failed, its mappings are not mapped; so is cudarc's `if let Err(e) = cuMemMap(..).result()`.
+//! Whether a VMM map call or an allocation succeeded, where the code checks it: `if
+//! cuMemMap(..) != CUDA_SUCCESS { cuMemAddressFree(..); return .. }` rolls back a map that did
+//! not happen, and `if cuMemAlloc(&mut d, n) != CUDA_SUCCESS { return .. }` leaks nothing. The
+//! status such a call returns is followed through references and comparisons with a constant
+//! (`!=`, `==`, `PartialEq::ne`/`eq`, `!`) to the branch on it; on the branch where the call
+//! failed, its mappings are not mapped and its memory was not made; so is cudarc's `if let
+//! Err(e) = cuMemMap(..).result()`.
 //! (`?` needs none of this: an error path returns, and a
 //! caller goes on only where the call succeeded.)
 
@@ -110,6 +112,17 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             && let Some(MapStatus::Returned(views)) = self.status_of(f, &arg.node)
             && let Some(local) = destination.as_local()
             && self.tcx.item_name(def_id).as_str() == "result"
+        {
+            let views = views.clone();
+            self.map_status.insert((f, local), MapStatus::AsResult(views));
+            return;
+        }
+        // `status.result()?` (`Try::branch`: `Break` where it was `Err`) and `map_err(..)`
+        // keep the failure at discriminant 1.
+        if let Some(first) = args.first()
+            && let Some(MapStatus::AsResult(views)) = self.status_of(f, &first.node)
+            && let Some(local) = destination.as_local()
+            && matches!(self.tcx.item_name(def_id).as_str(), "branch" | "map_err")
         {
             let views = views.clone();
             self.map_status.insert((f, local), MapStatus::AsResult(views));

@@ -29,7 +29,7 @@ use super::state::State;
 use crate::api::cudarc_safe::{CudarcEffect, model as cudarc};
 use crate::api::{ApiFamily, Dir, Effect, FreeKind, LEGACY, MemKind, ObjKind, RET, Target};
 use cuda_lint_cuda_source::{Fence, kernel_fence};
-use cuda_lint_machine::{Access, Event, InFlight, Kernel, Machine, OpId, OpKind, OpSet, Origin, Region};
+use cuda_lint_machine::{Access, DerefRole, Event, InFlight, Kernel, Machine, OpId, OpKind, OpSet, Origin, Region};
 
 mod calls;
 mod effects;
@@ -116,6 +116,11 @@ struct ObjAttrs {
     /// loop, or the elements of an array or `Vec` of buffers made apart), which the analysis
     /// does not tell apart.
     one_of_many: bool,
+    /// Memory: how many bytes it holds, the most of every time it was made, where each time's
+    /// size was a constant (`cuMemAlloc(&mut p, N * 4)`, a stack array); `size_unknown` once one
+    /// was not.
+    bytes: Option<u64>,
+    size_unknown: bool,
 }
 
 /// What an rvalue produces, for the assignment that stores it.
@@ -193,6 +198,12 @@ pub struct Interp<'a, 'tcx> {
     discriminants: FxHashMap<(FrameId, Local), LocId>,
     /// Set while a launch whose kernel's writes are assumed (its source not seen) is enqueued.
     launch_writes_unseen: bool,
+    /// While the effects of a copy or memset whose byte count is a constant are applied: that
+    /// count (see [`Effect::Covers`]).
+    copy_count: Option<u64>,
+    /// Set while a launch whose kernel's source is visible is enqueued: the memory of each
+    /// argument it may write through, and whether it surely stores there.
+    launch_writes_per_arg: Option<Vec<(LocSet, bool)>>,
     /// While summarizing a type's fields (see `Resolver::field_memory`): the type, and the
     /// memory each of its raw-pointer fields is built with.
     collect_fields_of: Option<DefId>,
@@ -258,6 +269,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             return None;
         }
         self.machine.sync_all(&mut state.m);
+        // Another method may have written, read or released what the builder allocated.
+        self.machine.contents_unknown(&mut state.m);
         // Another method may grant access to what the builder mapped (`new` maps, `init` grants):
         // no access is claimed missing on the builder's word alone.
         let mapped = state.m.mapped_may.clone();
@@ -403,6 +416,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             pending_store: None,
             discriminants: FxHashMap::default(),
             launch_writes_unseen: false,
+            copy_count: None,
+            launch_writes_per_arg: None,
             collect_fields_of: None,
             field_stores: Vec::new(),
         };
@@ -501,6 +516,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                             Some((failed, views)) if *failed == succ => {
                                 let mut s = out.clone();
                                 self.machine.map_failed(&mut s.m, views);
+                                self.machine.allocation_failed(&mut s.m, views);
                                 failed_state = s;
                                 &failed_state
                             }
@@ -539,7 +555,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             for &bb in &rpo {
                 if let Some(state) = &ins[bb] {
                     let mut state = state.clone();
-                    let _ = self.block(f, bb, &mut state);
+                    let next = self.block(f, bb, &mut state);
+                    // The body being linted returns on this path (an error return as soon as
+                    // it has set its result): what only its locals held is lost.
+                    if f == FrameId::ROOT && !is_coroutine && (matches!(next, Next::Return) || state.returning_error) {
+                        let si = body.basic_blocks[bb].terminator().source_info;
+                        self.scope_exit(si, &state);
+                    }
                 }
             }
         }
@@ -2199,6 +2221,10 @@ fn const_ints_of<'tcx>(
         },
         _ => return None,
     };
+    // `size_of::<T>()`, a call in the MIR rustc builds: the size of `T`.
+    if let Some(size) = size_of_call(tcx, typing_env, body, local) {
+        return Some(vec![size]);
+    }
     if written_through_borrow_or_call(body, local) {
         return None;
     }
@@ -2239,6 +2265,8 @@ fn const_ints_of<'tcx>(
                                 BinOp::BitAnd => x & y,
                                 BinOp::Shl | BinOp::ShlUnchecked => x.checked_shl(u32::try_from(y).ok()?)?,
                                 BinOp::Mul | BinOp::MulUnchecked | BinOp::MulWithOverflow => x.wrapping_mul(y),
+                                BinOp::Div => x.checked_div(y)?,
+                                BinOp::Rem => x.checked_rem(y)?,
                                 _ => return None,
                             });
                         }
@@ -2255,6 +2283,34 @@ fn const_ints_of<'tcx>(
         }
     }
     (!out.is_empty()).then_some(out)
+}
+
+/// The size of `T` where `local` is only ever the result of `core::mem::size_of::<T>()` (a call
+/// in the MIR rustc builds, evaluated once the type is known).
+fn size_of_call<'tcx>(tcx: TyCtxt<'tcx>, typing_env: TypingEnv<'tcx>, body: &Body<'tcx>, local: Local) -> Option<u128> {
+    let mut size = None;
+    for data in body.basic_blocks.iter() {
+        let TerminatorKind::Call { func, destination, .. } = &data.terminator().kind else {
+            continue;
+        };
+        if destination.local != local {
+            continue;
+        }
+        let ty::FnDef(def_id, args) = *func.ty(&body.local_decls, tcx).kind() else {
+            return None;
+        };
+        if tcx.crate_name(def_id.krate).as_str() != "core" || tcx.item_name(def_id).as_str() != "size_of" {
+            return None;
+        }
+        let t = args.types().next()?;
+        let layout = tcx.layout_of(typing_env.as_query_input(t)).ok()?;
+        let bytes = u128::from(layout.size.bytes());
+        if size.is_some_and(|s| s != bytes) {
+            return None;
+        }
+        size = Some(bytes);
+    }
+    size
 }
 
 /// Whether `local` may get a value other than by an assignment statement: as a call's
