@@ -263,6 +263,13 @@ pub enum Effect {
     /// The new memory this call returns (or stores, [`Effect::NewOut`]) holds `bytes` bytes,
     /// times `times` (`calloc`'s count): its size, where the arguments are constants.
     Holds { bytes: Arg, times: Option<Arg> },
+    /// The new memory this call returns holds `count` elements of the returned owner's element
+    /// type (cudarc's `alloc_zeros::<T>(n)`: a `CudaSlice<T>` of `n`), where `count` is a
+    /// constant.
+    HoldsElements { count: Arg },
+    /// The copy covers all of its source, whatever the destination holds (cudarc's
+    /// `memcpy_htod(src, dst)` copies `src.len()` elements, and asserts `dst` has room).
+    CoversSource,
     /// The copy or memset covers `count` elements of `unit` bytes from the start of its
     /// destination and of its source (`cuMemcpyHtoD`'s `ByteCount`, `cuMemsetD32`'s `N`).
     Covers { count: Arg, unit: u8 },

@@ -221,12 +221,16 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(core!("CudaStream::cu_stream"), &[Derive(0)]),
         f(core!("CudaStream::context"), &[NoAccess]),
         f(core!("CudaStream::null"), &[NEW_DEVICE, AllocatedOn(0)]),
-        f(core!("CudaStream::alloc"), &[NEW_DEVICE, AllocatedOn(0), Uninitialized]),
+        f(
+            core!("CudaStream::alloc"),
+            &[NEW_DEVICE, AllocatedOn(0), Uninitialized, HoldsElements { count: 1 }],
+        ),
         f(
             core!("CudaStream::alloc_zeros"),
             &[
                 NEW_DEVICE,
                 AllocatedOn(0),
+                HoldsElements { count: 1 },
                 Memset {
                     dst: RET,
                     stream: 0,
@@ -248,17 +252,18 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f(
             core!("CudaStream::memcpy_htod"),
-            &[copy(2, 1, Dir::HostToDevice), TRACKED],
+            &[copy(2, 1, Dir::HostToDevice), CoversSource, TRACKED],
         ),
         f(
             core!("CudaStream::memcpy_dtoh"),
-            &[copy(2, 1, Dir::DeviceToHost), TRACKED],
+            &[copy(2, 1, Dir::DeviceToHost), CoversSource, TRACKED],
         ),
         f(
             core!("CudaStream::memcpy_dtod"),
             &[
                 WaitForSourceOfOtherContext { stream: 0, src: 1 },
                 copy(2, 1, Dir::DeviceToDevice),
+                CoversSource,
                 TRACKED,
             ],
         ),

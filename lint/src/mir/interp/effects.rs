@@ -26,6 +26,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         self.call_tracking = effects
             .contains(&Effect::Cudarc(CudarcEffect::TrackedByEvents))
             .then(|| cudarc::call_starts(&state.m));
+        self.copy_covers_source = effects.contains(&Effect::CoversSource);
         // How many bytes a copy or memset covers, where its count is a constant.
         self.copy_count = effects
             .iter()
@@ -504,20 +505,24 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         None => Some(b),
                     });
                     for new in ret.iter().chain(last_new) {
-                        let root = self.locs.data_root(new);
-                        let attrs = self.attrs.entry(root).or_default();
-                        match size {
-                            Some(size) if !attrs.size_unknown => {
-                                attrs.bytes = Some(attrs.bytes.map_or(size, |b| b.max(size)));
-                            }
-                            _ => {
-                                attrs.size_unknown = true;
-                                attrs.bytes = None;
-                            }
-                        }
+                        self.record_size(self.locs.data_root(new), size);
                     }
                 }
-                Effect::Covers { .. } => {}
+                Effect::Covers { .. } | Effect::CoversSource => {}
+                Effect::HoldsElements { count } => {
+                    let elem = match peel_result(ret_ty).kind() {
+                        ty::Adt(_, args) => args.types().next(),
+                        _ => None,
+                    };
+                    let size = elem
+                        .and_then(|t| self.tcx.layout_of(self.typing_env.as_query_input(t)).ok())
+                        .map(|l| l.size.bytes())
+                        .zip(self.const_u64(call, count))
+                        .and_then(|(s, n)| s.checked_mul(n));
+                    for new in ret.iter() {
+                        self.record_size(self.locs.data_root(new), size);
+                    }
+                }
                 Effect::FreedBy { mem, by } => {
                     let data = self.data_arg(call, mem, &ret, state);
                     self.emit(f, call.span, call.si, Event::Dealloc { regions: &data, by }, state);
@@ -1633,6 +1638,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             };
             self.emit(call.f, call.span, call.si, event, state);
         }
+        if self.copy_covers_source && self.reporting {
+            self.copy_count = self.whole_source_bytes(call, src, &src_data);
+        }
         self.deref_event(call, dst, &dst_data, DerefRole::CopyDestination, state);
         self.deref_event(call, src, &src_data, DerefRole::CopySource, state);
         let dir = self.concrete_dir(call, dir, &dst_data, &src_data);
@@ -1951,6 +1959,34 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
+    /// How many bytes a copy of all of its source moves, where the source argument names a
+    /// whole owner (`&CudaSlice<T>`, `&Vec<T>`, `&[T; N]`: not a slice of one, which may be a
+    /// part) and the size of every allocation it may be is known: the least of them.
+    fn whole_source_bytes(&mut self, call: &CallSite<'_, 'tcx>, src: u8, data: &LocSet) -> Option<u64> {
+        let body = self.frames[call.f.0 as usize].body;
+        let arg = call.args.get(src as usize)?;
+        let mut ty = self.instantiate(call.f, arg.node.ty(&body.local_decls, self.tcx));
+        while let ty::Ref(_, inner, _) = ty.kind() {
+            ty = *inner;
+        }
+        let whole = match ty.kind() {
+            ty::Array(..) => true,
+            ty::Adt(def, _) => matches!(self.tcx.item_name(def.did()).as_str(), "CudaSlice" | "Vec"),
+            _ => false,
+        };
+        if !whole || data.is_empty() {
+            return None;
+        }
+        self.note_stack_sizes(data);
+        let regions = self.regions();
+        let mut least: Option<u64> = None;
+        for l in data.iter() {
+            let b = cuda_lint_machine::Regions::bytes(&regions, l)?;
+            least = Some(least.map_or(b, |x| x.min(b)));
+        }
+        least
+    }
+
     /// The constant an argument is, as a `u64` (a byte count, an element count).
     fn const_u64(&self, call: &CallSite<'_, 'tcx>, a: u8) -> Option<u64> {
         u64::try_from(self.const_int(call, a)?).ok()
@@ -2053,12 +2089,32 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         } else {
             return;
         };
+        // A copy at a constant offset past the pointer's memory (`d + FIELD_BYTES`) ends that
+        // much further from its start; an offset not known counts nothing.
+        let offset = if self.copy_count.is_some() {
+            self.const_offset_arg(call, a).unwrap_or(0)
+        } else {
+            0
+        };
         let event = Event::Deref {
             regions: &regions,
             role,
-            bytes: self.copy_count,
+            bytes: self.copy_count.and_then(|c| c.checked_add(offset)),
         };
         self.emit(call.f, call.span, call.si, event, state);
+    }
+
+    /// The memory `root` was made (again) holding `size` bytes (`None`: not a constant): it
+    /// holds the most of every time it was made, if each is known.
+    pub(super) fn record_size(&mut self, root: LocId, size: Option<u64>) {
+        let attrs = self.attrs.entry(root).or_default();
+        match size {
+            Some(size) if !attrs.size_unknown => attrs.bytes = Some(attrs.bytes.map_or(size, |b| b.max(size))),
+            _ => {
+                attrs.size_unknown = true;
+                attrs.bytes = None;
+            }
+        }
     }
 
     /// Forgets the sizes of the buffers `data` is in (a call that may grow them).
@@ -2091,6 +2147,15 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 self.attrs.entry(l).or_default().bytes = Some(layout.size.bytes());
             }
         }
+    }
+
+    /// How far past its memory's pointer argument `a` points, where that is a sum of constants
+    /// (see `const_offset_in_body`).
+    fn const_offset_arg(&self, call: &CallSite<'_, 'tcx>, a: u8) -> Option<u64> {
+        let tcx = self.tcx;
+        let env = self.typing_env;
+        self.through_helpers(call, a, |body, op| const_offset_in_body(tcx, env, body, op, 6))
+            .0
     }
 
     /// Whether argument `a` is surely a null pointer: zero or `null_mut()` written in the
@@ -2244,9 +2309,30 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         };
         if let Some(uses) = &uses {
             let mut per_arg = Vec::new();
-            for (slot, (u, w)) in slots.iter().zip(uses.iter().zip(written.iter().flatten())) {
+            let sources = std::mem::take(&mut self.slot_sources);
+            for (i, (slot, (u, w))) in slots.iter().zip(uses.iter().zip(written.iter().flatten())).enumerate() {
                 let mut data = slot.clone();
                 data.retain(|l| matches!(self.locs.kind(l), LocKind::Data(_)));
+                // A null pointer the kernel dereferences without testing it.
+                if data.is_empty()
+                    && u.used
+                    && !u.null_tested
+                    && self.reporting
+                    && sources.get(i).is_some_and(|s| self.surely_null_variables(s))
+                {
+                    let null = LocSet::single(self.locs.null_pointer(call.span));
+                    let role = if u.loads_only {
+                        DerefRole::KernelReads
+                    } else {
+                        DerefRole::KernelUses
+                    };
+                    let event = Event::Deref {
+                        regions: &null,
+                        role,
+                        bytes: None,
+                    };
+                    self.emit(call.f, call.span, call.si, event, state);
+                }
                 if u.used && u.loads_only && !data.is_empty() && self.reporting {
                     let event = Event::Deref {
                         regions: &data,
@@ -2272,6 +2358,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     pub(super) fn arg_slots(&mut self, state: &State, argv: &LocSet) -> (Vec<LocSet>, bool) {
         // By slot number (a position, or a launch builder's `.arg(..)` call site): sparse.
         let mut slots: BTreeMap<u32, LocSet> = BTreeMap::new();
+        let mut sources: BTreeMap<u32, LocSet> = BTreeMap::new();
         for list in argv.iter() {
             // A pointer to the first element (`params.as_mut_ptr()`): the array it points into.
             let list = match self.locs.get(list).parent {
@@ -2299,6 +2386,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 .collect();
             for (i, child) in fields {
                 let values = self.read_value(state, child);
+                sources.entry(i).or_default().union_with(&values);
                 let mut reached = self.reach_args(state, &values);
                 reached.union_with(&self.through_device_tables(state, &reached));
                 slots.entry(i).or_default().union_with(&reached);
@@ -2307,10 +2395,29 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         if slots.is_empty() {
             let mut reached = self.reach_args(state, argv);
             reached.union_with(&self.through_device_tables(state, &reached));
+            self.slot_sources = vec![argv.clone()];
             (vec![reached], false)
         } else {
+            self.slot_sources = sources.into_values().collect();
             (slots.into_values().collect(), true)
         }
+    }
+
+    /// Whether `sources` (what a kernel argument points to: the variables holding its value)
+    /// are only variables that hold a null pointer on every path (`let d: CUdeviceptr = 0;`
+    /// never given memory since).
+    fn surely_null_variables(&self, sources: &LocSet) -> bool {
+        !sources.is_empty()
+            && sources.iter().all(|l| {
+                let d = self.locs.get(l);
+                match d.root {
+                    Root::Local { frame, local } if d.parent.is_none() => {
+                        let body = self.frames[frame.0 as usize].body;
+                        surely_null_in_body(self.tcx, self.typing_env, body, &Operand::Copy(local.into()), 4)
+                    }
+                    _ => false,
+                }
+            })
     }
 
     /// Enqueues an operation: the lints see it against the work already in flight, then it starts.
@@ -2711,6 +2818,63 @@ fn null_in_body<'tcx>(
     }
 }
 
+/// How far past the pointer it starts from `op` points, where that is a sum of constants
+/// (`d + FIELD_BYTES as u64`, through locals, casts and overflow checks): `Some(0)` for a value
+/// no arithmetic made; `None` where other arithmetic took part (a subtraction, an offset not
+/// known), which may move it either way.
+fn const_offset_in_body<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    env: TypingEnv<'tcx>,
+    body: &Body<'tcx>,
+    op: &Operand<'tcx>,
+    depth: u32,
+) -> Option<u64> {
+    let place = match op {
+        Operand::Copy(place) | Operand::Move(place) if depth > 0 => place,
+        _ => return Some(0),
+    };
+    let local = match place.projection.as_slice() {
+        [] => place.local,
+        // The value of a checked addition (`(sum, overflowed).0`).
+        [ProjectionElem::Field(f, _)] if f.as_u32() == 0 => place.local,
+        _ => return Some(0),
+    };
+    if local.as_usize() <= body.arg_count {
+        return Some(0);
+    }
+    let mut found: Option<u64> = None;
+    for data in body.basic_blocks.iter() {
+        for stmt in &data.statements {
+            let StatementKind::Assign(box (dest, rv)) = &stmt.kind else {
+                continue;
+            };
+            if dest.local != local || !dest.projection.is_empty() {
+                continue;
+            }
+            let off = match rv {
+                Rvalue::Use(inner, _) | Rvalue::Cast(_, inner, _) => {
+                    const_offset_in_body(tcx, env, body, inner, depth - 1)?
+                }
+                Rvalue::BinaryOp(BinOp::Add | BinOp::AddWithOverflow | BinOp::AddUnchecked, box (a, b)) => {
+                    let k = const_ints_of(tcx, env, body, b, 4).and_then(|v| match v.as_slice() {
+                        [one] => u64::try_from(*one).ok(),
+                        _ => None,
+                    })?;
+                    const_offset_in_body(tcx, env, body, a, depth - 1)?.checked_add(k)?
+                }
+                Rvalue::BinaryOp(..) | Rvalue::UnaryOp(..) => return None,
+                _ => 0,
+            };
+            // Assigned twice (a loop, two branches): only one value is an answer.
+            if found.is_some_and(|f| f != off) {
+                return None;
+            }
+            found = Some(off);
+        }
+    }
+    Some(found.unwrap_or(0))
+}
+
 /// Whether `op` is surely a null pointer: a constant zero, or a local whose every assignment
 /// is one (or `ptr::null()`/`null_mut()`) and that nothing borrows, assigns in part or gets
 /// from another call (`cuMemAlloc(&mut d, ..)` gives `d` memory, whatever it was).
@@ -2732,8 +2896,11 @@ fn surely_null_in_body<'tcx>(
     let borrowed = body.basic_blocks.iter().any(|data| {
         data.statements.iter().any(|stmt| match &stmt.kind {
             StatementKind::Assign(box (dest, rv)) => {
+                // A shared borrow (`&d`, a launch argument) cannot change an integer or a raw
+                // pointer; a mutable one or a raw pointer to it can.
                 (dest.local == local && !dest.projection.is_empty())
-                    || matches!(rv, Rvalue::Ref(_, _, src) | Rvalue::RawPtr(_, src) if src.local == local)
+                    || matches!(rv, Rvalue::Ref(_, kind, src) if src.local == local && !matches!(kind, mir::BorrowKind::Shared))
+                    || matches!(rv, Rvalue::RawPtr(_, src) if src.local == local)
             }
             _ => false,
         })

@@ -201,6 +201,11 @@ pub struct Interp<'a, 'tcx> {
     /// While the effects of a copy or memset whose byte count is a constant are applied: that
     /// count (see [`Effect::Covers`]).
     copy_count: Option<u64>,
+    /// While the effects of a copy of all of its source are applied (`Effect::CoversSource`).
+    copy_covers_source: bool,
+    /// Set by `arg_slots`: what each kernel argument's slot holds before it is followed (the
+    /// variables an argument list points to).
+    slot_sources: Vec<LocSet>,
     /// Set while a launch whose kernel's source is visible is enqueued: the memory of each
     /// argument it may write through, and whether it surely stores there.
     launch_writes_per_arg: Option<Vec<(LocSet, bool)>>,
@@ -417,6 +422,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             discriminants: FxHashMap::default(),
             launch_writes_unseen: false,
             copy_count: None,
+            copy_covers_source: false,
+            slot_sources: Vec::new(),
             launch_writes_per_arg: None,
             collect_fields_of: None,
             field_stores: Vec::new(),
@@ -593,6 +600,16 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         for stmt in &data.statements {
             self.steps += 1;
             self.statement(f, stmt, state);
+            // The body being linted sets its result: this path returns (only drops follow, and
+            // what a dropped owner frees it holds in a field, which is not lost).
+            if self.reporting
+                && f == FrameId::ROOT
+                && let StatementKind::Assign(box (dest, _)) = &stmt.kind
+                && dest.local == mir::RETURN_PLACE
+                && !self.tcx.is_coroutine(self.frames[0].def_id)
+            {
+                self.scope_exit(stmt.source_info, state);
+            }
             if trace {
                 eprintln!("  {:?}/{bb:?} {stmt:?}\n      {}", f, self.show(state));
             }
