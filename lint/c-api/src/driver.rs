@@ -292,6 +292,20 @@ pub(crate) static FUNCTIONS: &[Function] = &[
     cu(&["cuModuleLoadDataEx"], 5, &[LoadModule { out: 0, image: Some(1) }]),
     cu(&["cuModuleLoad"], 2, &[LoadModule { out: 0, image: None }]),
     cu(&["cuModuleUnload"], 1, &[NoAccess]),
+    // The library API (CUDA 12): `(&library, image, jitOptions, jitValues, numJit,
+    // libraryOptions, libraryValues, numLibrary)`, `(&kernel, library, name)`.
+    cu(&["cuLibraryLoadData"], 8, &[LoadModule { out: 0, image: Some(1) }]),
+    cu(&["cuLibraryLoadFromFile"], 8, &[LoadModule { out: 0, image: None }]),
+    cu(&["cuLibraryUnload"], 1, &[NoAccess]),
+    cu(
+        &["cuLibraryGetKernel"],
+        3,
+        &[GetFunction {
+            out: 0,
+            module: 1,
+            name: 2,
+        }],
+    ),
     cu(
         &["cuModuleGetFunction"],
         3,

@@ -366,6 +366,21 @@ pub(crate) static FUNCTIONS: &[Function] = &[
     rt(&["cudaStreamBeginCapture"], 2, &[BeginCapture(0)]),
     rt(&["cudaStreamBeginCaptureToGraph"], 6, &[BeginCapture(0)]),
     rt(&["cudaStreamEndCapture"], 2, &[EndCapture(0)]),
+    // The library API (CUDA 12): `(&library, image, jitOptions, jitValues, numJit,
+    // libraryOptions, libraryValues, numLibrary)`, `(&kernel, library, name)`. A `cudaKernel_t`
+    // is launched with `cudaLaunchKernel`.
+    rt(&["cudaLibraryLoadData"], 8, &[LoadModule { out: 0, image: Some(1) }]),
+    rt(&["cudaLibraryLoadFromFile"], 8, &[LoadModule { out: 0, image: None }]),
+    rt(&["cudaLibraryUnload"], 1, &[NoAccess]),
+    rt(
+        &["cudaLibraryGetKernel"],
+        3,
+        &[GetFunction {
+            out: 0,
+            module: 1,
+            name: 2,
+        }],
+    ),
     // Launches: `(func, grid, block, args, sharedMem, stream)`.
     rt(
         &["cudaLaunchKernel", "cudaLaunchCooperativeKernel"],

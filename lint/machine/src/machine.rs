@@ -420,6 +420,21 @@ impl Machine {
         st.unread_output.clear();
     }
 
+    /// The program now owns `roots` and must release them: memory an owner gave up (cudarc's
+    /// `CudaSlice::leak`, which hands back the raw pointer and frees nothing on drop).
+    pub fn ownership_taken<X: Ext>(&self, st: &mut State<X>, roots: &LocSet) {
+        for root in roots.iter() {
+            st.owned_may.insert(root);
+            st.released_may.remove(root);
+        }
+    }
+
+    /// An owner takes `roots` over and releases them itself (cudarc's `upgrade_device_ptr`: a
+    /// `CudaSlice` that frees on drop): the program no longer has to. Contents are unchanged.
+    pub fn owner_adopts<X: Ext>(&self, st: &mut State<X>, roots: &LocSet) {
+        st.released_may.union_with(roots);
+    }
+
     /// What every allocation holds, and who releases it, is no longer known: another method
     /// of the object that made them may have written, read or released them (a method analysed
     /// with its receiver as its constructor built it).

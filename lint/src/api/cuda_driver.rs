@@ -93,7 +93,14 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(result!("event::elapsed"), &[NoAccess]),
         f(result!("event::destroy"), &[NoAccess]),
         // The `result` layer wraps the same C functions: the same allocators and releases.
-        f(result!("malloc_sync"), &[New(DEVICE), AllocatedBy(Allocator::Device)]),
+        f(
+            result!("malloc_sync"),
+            &[
+                New(DEVICE),
+                AllocatedBy(Allocator::Device),
+                Holds { bytes: 0, times: None },
+            ],
+        ),
         // `(address, size)` of a module's `__device__`/`__constant__` variable.
         f(
             result!("module::get_global"),
@@ -101,17 +108,27 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f(
             result!("malloc_async"),
-            &[New(DEVICE), AllocatedOn(0), AllocatedBy(Allocator::Device)],
+            &[
+                New(DEVICE),
+                AllocatedOn(0),
+                AllocatedBy(Allocator::Device),
+                Holds { bytes: 1, times: None },
+            ],
         ),
         f(
             result!("malloc_managed"),
-            &[New(Target::Mem(MemKind::Managed)), AllocatedBy(Allocator::Device)],
+            &[
+                New(Target::Mem(MemKind::Managed)),
+                AllocatedBy(Allocator::Device),
+                Holds { bytes: 0, times: None },
+            ],
         ),
         f(
             result!("malloc_host"),
             &[
                 New(PINNED),
                 AllocatedBy(Allocator::PinnedHost),
+                Holds { bytes: 0, times: None },
                 WriteCombined(super::WriteCombined::FlagBit {
                     flags: 1,
                     bit: super::WRITE_COMBINED_BIT,
@@ -169,11 +186,14 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f(
             result!("memset_d8_async"),
-            &[Memset {
-                dst: 0,
-                stream: 3,
-                is_async: true,
-            }],
+            &[
+                Memset {
+                    dst: 0,
+                    stream: 3,
+                    is_async: true,
+                },
+                Covers { count: 2, unit: 1 },
+            ],
         ),
         f(
             result!("memset_d8_sync"),
@@ -184,13 +204,20 @@ pub static FAMILY: ApiFamily = ApiFamily {
                     stream: LEGACY,
                     is_async: false,
                 },
+                Covers { count: 2, unit: 1 },
             ],
         ),
-        f(result!("memcpy_htod_async"), &[copy_async(0, 1, Dir::HostToDevice, 2)]),
-        f(result!("memcpy_dtoh_async"), &[copy_async(0, 1, Dir::DeviceToHost, 2)]),
+        f(
+            result!("memcpy_htod_async"),
+            &[copy_async(0, 1, Dir::HostToDevice, 2), CoversWhole(1)],
+        ),
+        f(
+            result!("memcpy_dtoh_async"),
+            &[copy_async(0, 1, Dir::DeviceToHost, 2), CoversWhole(0)],
+        ),
         f(
             result!("memcpy_dtod_async"),
-            &[copy_async(0, 1, Dir::DeviceToDevice, 3)],
+            &[copy_async(0, 1, Dir::DeviceToDevice, 3), Covers { count: 2, unit: 1 }],
         ),
         f(
             result!("memcpy_peer_async"),
@@ -198,15 +225,27 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f(
             result!("memcpy_htod_sync"),
-            &[SyncStream(LEGACY), copy_blocking(0, 1, Dir::HostToDevice)],
+            &[
+                SyncStream(LEGACY),
+                copy_blocking(0, 1, Dir::HostToDevice),
+                CoversWhole(1),
+            ],
         ),
         f(
             result!("memcpy_dtoh_sync"),
-            &[SyncStream(LEGACY), copy_blocking(0, 1, Dir::DeviceToHost)],
+            &[
+                SyncStream(LEGACY),
+                copy_blocking(0, 1, Dir::DeviceToHost),
+                CoversWhole(0),
+            ],
         ),
         f(
             result!("memcpy_dtod_sync"),
-            &[SyncStream(LEGACY), copy_blocking(0, 1, Dir::DeviceToDevice)],
+            &[
+                SyncStream(LEGACY),
+                copy_blocking(0, 1, Dir::DeviceToDevice),
+                Covers { count: 2, unit: 1 },
+            ],
         ),
         f(result!("mem_get_info"), &[NoAccess]),
         f(result!("module::load_data"), &[LoadModule(0)]),

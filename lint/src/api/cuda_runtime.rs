@@ -76,10 +76,22 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(result!("event::record"), &[RecordEvent { event: 0, stream: 1 }]),
         f(result!("event::elapsed"), &[NoAccess]),
         f(result!("event::destroy"), &[NoAccess]),
-        f(result!("malloc_sync"), &[New(DEVICE), AllocatedBy(Allocator::Device)]),
+        f(
+            result!("malloc_sync"),
+            &[
+                New(DEVICE),
+                AllocatedBy(Allocator::Device),
+                Holds { bytes: 0, times: None },
+            ],
+        ),
         f(
             result!("malloc_async"),
-            &[New(DEVICE), AllocatedOn(0), AllocatedBy(Allocator::Device)],
+            &[
+                New(DEVICE),
+                AllocatedOn(0),
+                AllocatedBy(Allocator::Device),
+                Holds { bytes: 1, times: None },
+            ],
         ),
         f(result!("free_sync"), &[freed_by(0, Allocator::Device), free(0)]),
         f(result!("memory_free"), &[freed_by(0, Allocator::Device), free(0)]),
@@ -87,28 +99,53 @@ pub static FAMILY: ApiFamily = ApiFamily {
             result!("free_async"),
             &[freed_by(0, Allocator::Device), FreeOnStream { mem: 0, stream: 1 }],
         ),
-        f(result!("memset_d8_async"), &[memset(0, 3, true)]),
+        f(
+            result!("memset_d8_async"),
+            &[memset(0, 3, true), Covers { count: 2, unit: 1 }],
+        ),
         f(
             result!("memset_d8_sync"),
-            &[SyncStream(LEGACY), memset(0, LEGACY, false)],
+            &[
+                SyncStream(LEGACY),
+                memset(0, LEGACY, false),
+                Covers { count: 2, unit: 1 },
+            ],
         ),
-        f(result!("memcpy_htod_async"), &[copy(0, 1, Dir::HostToDevice, 2, true)]),
-        f(result!("memcpy_dtoh_async"), &[copy(0, 1, Dir::DeviceToHost, 2, true)]),
+        f(
+            result!("memcpy_htod_async"),
+            &[copy(0, 1, Dir::HostToDevice, 2, true), CoversWhole(1)],
+        ),
+        f(
+            result!("memcpy_dtoh_async"),
+            &[copy(0, 1, Dir::DeviceToHost, 2, true), CoversWhole(0)],
+        ),
         f(
             result!("memcpy_dtod_async"),
-            &[copy(0, 1, Dir::DeviceToDevice, 3, true)],
+            &[copy(0, 1, Dir::DeviceToDevice, 3, true), Covers { count: 2, unit: 1 }],
         ),
         f(
             result!("memcpy_htod_sync"),
-            &[SyncStream(LEGACY), copy(0, 1, Dir::HostToDevice, LEGACY, false)],
+            &[
+                SyncStream(LEGACY),
+                copy(0, 1, Dir::HostToDevice, LEGACY, false),
+                CoversWhole(1),
+            ],
         ),
         f(
             result!("memcpy_dtoh_sync"),
-            &[SyncStream(LEGACY), copy(0, 1, Dir::DeviceToHost, LEGACY, false)],
+            &[
+                SyncStream(LEGACY),
+                copy(0, 1, Dir::DeviceToHost, LEGACY, false),
+                CoversWhole(0),
+            ],
         ),
         f(
             result!("memcpy_dtod_sync"),
-            &[SyncStream(LEGACY), copy(0, 1, Dir::DeviceToDevice, LEGACY, false)],
+            &[
+                SyncStream(LEGACY),
+                copy(0, 1, Dir::DeviceToDevice, LEGACY, false),
+                Covers { count: 2, unit: 1 },
+            ],
         ),
         f(result!("mem_get_info"), &[NoAccess]),
         f(result!("get_mem_info"), &[NoAccess]),

@@ -263,13 +263,20 @@ pub enum Effect {
     /// The new memory this call returns (or stores, [`Effect::NewOut`]) holds `bytes` bytes,
     /// times `times` (`calloc`'s count): its size, where the arguments are constants.
     Holds { bytes: Arg, times: Option<Arg> },
+    /// The owner `Arg` gives its memory up to the program, which must now release it (cudarc's
+    /// `CudaSlice::leak`: the raw pointer, freed by nothing on drop).
+    GivesUp(Arg),
+    /// The memory the pointer `Arg` points to is taken over by the owner the call returns
+    /// (cudarc's `upgrade_device_ptr`), which releases it on drop.
+    Adopts(Arg),
     /// The new memory this call returns holds `count` elements of the returned owner's element
     /// type (cudarc's `alloc_zeros::<T>(n)`: a `CudaSlice<T>` of `n`), where `count` is a
     /// constant.
     HoldsElements { count: Arg },
-    /// The copy covers all of its source, whatever the destination holds (cudarc's
-    /// `memcpy_htod(src, dst)` copies `src.len()` elements, and asserts `dst` has room).
-    CoversSource,
+    /// The copy covers all of the slice argument `Arg`, whatever the other side holds
+    /// (cudarc's `memcpy_htod(src, dst)` copies `src.len()` elements and asserts `dst` has room;
+    /// `result::memcpy_dtoh_sync(dst, src)` copies `size_of_val(dst)` bytes).
+    CoversWhole(Arg),
     /// The copy or memset covers `count` elements of `unit` bytes from the start of its
     /// destination and of its source (`cuMemcpyHtoD`'s `ByteCount`, `cuMemsetD32`'s `N`).
     Covers { count: Arg, unit: u8 },

@@ -57,6 +57,8 @@ pub struct Resolver<'tcx> {
     field_memory: RefCell<FxHashMap<DefId, FieldsMemory>>,
     /// The types whose builders are being run (a summary needing itself gets none).
     summarizing: RefCell<Vec<DefId>>,
+    /// Whether each `static` is zero and never written (see [`Resolver::static_stays_zero`]).
+    zero_statics: RefCell<FxHashMap<DefId, bool>>,
 }
 
 /// The memory a raw-pointer field holds wherever its type is built: one kind (and allocator,
@@ -102,6 +104,7 @@ impl<'tcx> Resolver<'tcx> {
             builders: RefCell::default(),
             field_memory: RefCell::default(),
             summarizing: RefCell::default(),
+            zero_statics: RefCell::default(),
         }
     }
 
@@ -314,6 +317,87 @@ impl<'tcx> Resolver<'tcx> {
             }
         }
         deepest_module(tcx, visibilities.into_iter())
+    }
+
+    /// Whether the crate's `static` `def_id` holds zeros (a null pointer, a `CUdeviceptr` of 0)
+    /// its whole life: its initializer is all zero bytes, it is not public (so only the bodies
+    /// within its module can name it), and every body there names it only to read it: never
+    /// assigned, never borrowed (`&mut S`, `&raw mut S`, `&S`), never a method's receiver or
+    /// projected (`S.field = ..`, `S[i]`).
+    pub fn static_stays_zero(&self, def_id: DefId) -> bool {
+        if let Some(&known) = self.zero_statics.borrow().get(&def_id) {
+            return known;
+        }
+        let answer = self.compute_static_stays_zero(def_id);
+        self.zero_statics.borrow_mut().insert(def_id, answer);
+        answer
+    }
+
+    fn compute_static_stays_zero(&self, def_id: DefId) -> bool {
+        use rustc_hir::intravisit::{self, Visitor};
+        let tcx = self.tcx;
+        if def_id.as_local().is_none() || !matches!(tcx.def_kind(def_id), DefKind::Static { .. }) {
+            return false;
+        }
+        let Ok(alloc) = tcx.eval_static_initializer(def_id) else {
+            return false;
+        };
+        let alloc = alloc.inner();
+        let zero = alloc.provenance().ptrs().is_empty()
+            && alloc
+                .inspect_with_uninit_and_ptr_outside_interpreter(0..alloc.len())
+                .iter()
+                .all(|&b| b == 0);
+        if !zero {
+            return false;
+        }
+        let ty::Visibility::Restricted(module) = tcx.visibility(def_id) else {
+            return false;
+        };
+        let Some(module) = module.as_local() else {
+            return false;
+        };
+        struct Uses<'tcx> {
+            tcx: TyCtxt<'tcx>,
+            target: DefId,
+            only_read: bool,
+        }
+        impl<'tcx> Visitor<'tcx> for Uses<'tcx> {
+            fn visit_expr(&mut self, e: &'tcx rustc_hir::Expr<'tcx>) {
+                if let rustc_hir::ExprKind::Path(rustc_hir::QPath::Resolved(_, path)) = e.kind
+                    && path.res.opt_def_id() == Some(self.target)
+                {
+                    let read = match self.tcx.parent_hir_node(e.hir_id) {
+                        rustc_hir::Node::Expr(p) => match p.kind {
+                            rustc_hir::ExprKind::Assign(lhs, ..) | rustc_hir::ExprKind::AssignOp(_, lhs, _) => {
+                                lhs.hir_id != e.hir_id
+                            }
+                            rustc_hir::ExprKind::AddrOf(..)
+                            | rustc_hir::ExprKind::Field(..)
+                            | rustc_hir::ExprKind::Index(..)
+                            | rustc_hir::ExprKind::MethodCall(..) => false,
+                            _ => true,
+                        },
+                        _ => true,
+                    };
+                    self.only_read &= read;
+                }
+                intravisit::walk_expr(self, e);
+            }
+        }
+        let mut uses = Uses {
+            tcx,
+            target: def_id,
+            only_read: true,
+        };
+        for owner in self.bodies_within(module) {
+            let body = tcx.hir_body_owned_by(owner);
+            uses.visit_body(body);
+            if !uses.only_read {
+                return false;
+            }
+        }
+        true
     }
 
     /// The bodies of the crate within `module` (and the modules within it).

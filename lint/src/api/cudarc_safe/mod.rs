@@ -252,18 +252,18 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f(
             core!("CudaStream::memcpy_htod"),
-            &[copy(2, 1, Dir::HostToDevice), CoversSource, TRACKED],
+            &[copy(2, 1, Dir::HostToDevice), CoversWhole(1), TRACKED],
         ),
         f(
             core!("CudaStream::memcpy_dtoh"),
-            &[copy(2, 1, Dir::DeviceToHost), CoversSource, TRACKED],
+            &[copy(2, 1, Dir::DeviceToHost), CoversWhole(1), TRACKED],
         ),
         f(
             core!("CudaStream::memcpy_dtod"),
             &[
                 WaitForSourceOfOtherContext { stream: 0, src: 1 },
                 copy(2, 1, Dir::DeviceToDevice),
-                CoversSource,
+                CoversWhole(1),
                 TRACKED,
             ],
         ),
@@ -301,7 +301,10 @@ pub static FAMILY: ApiFamily = ApiFamily {
                 TRACKED,
             ],
         ),
-        f(core!("CudaStream::upgrade_device_ptr"), &[Derive(1), AllocatedOn(0)]),
+        f(
+            core!("CudaStream::upgrade_device_ptr"),
+            &[Derive(1), AllocatedOn(0), Adopts(1)],
+        ),
         // A view of a module's `__device__` variable: not an allocation (a slice made over it
         // with `upgrade_device_ptr` would free it on drop: cudarc issue #514).
         f(
@@ -328,7 +331,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f(core!("CudaSlice::transmute"), &[Derive(0)]),
         f(core!("CudaSlice::transmute_mut"), &[Derive(0)]),
         // The memory is no longer freed by the slice: the pointer owns it.
-        f(core!("CudaSlice::leak"), &[Derive(0)]),
+        f(core!("CudaSlice::leak"), &[Derive(0), GivesUp(0)]),
         f(core!("CudaSlice::try_clone"), CLONE_ON_OWN_STREAM),
         f(core!("CudaSlice::clone"), CLONE_ON_OWN_STREAM),
         f(core!("CudaView::len"), &[NoAccess]),

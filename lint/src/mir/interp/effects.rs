@@ -26,7 +26,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         self.call_tracking = effects
             .contains(&Effect::Cudarc(CudarcEffect::TrackedByEvents))
             .then(|| cudarc::call_starts(&state.m));
-        self.copy_covers_source = effects.contains(&Effect::CoversSource);
+        self.copy_covers_whole = effects.iter().find_map(|e| match *e {
+            Effect::CoversWhole(a) => Some(a),
+            _ => None,
+        });
         // How many bytes a copy or memset covers, where its count is a constant.
         self.copy_count = effects
             .iter()
@@ -508,7 +511,29 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         self.record_size(self.locs.data_root(new), size);
                     }
                 }
-                Effect::Covers { .. } | Effect::CoversSource => {}
+                Effect::Covers { .. } | Effect::CoversWhole(_) => {}
+                Effect::GivesUp(a) => {
+                    // Only memory the owner allocated here becomes the program's to release (not
+                    // a pointer it was given, `upgrade_device_ptr(va)` of a VMM mapping).
+                    let data = self.data_arg(call, a, &ret, state);
+                    let roots: LocSet = data
+                        .iter()
+                        .map(|l| self.locs.data_root(l))
+                        .filter(|&r| {
+                            matches!(self.locs.get(r).root, Root::Fresh { .. })
+                                && matches!(
+                                    self.locs.kind(r),
+                                    LocKind::Data(MemKind::Device | MemKind::Managed | MemKind::Pinned)
+                                )
+                        })
+                        .collect();
+                    self.machine.ownership_taken(&mut state.m, &roots);
+                }
+                Effect::Adopts(a) => {
+                    let data = self.data_arg(call, a, &ret, state);
+                    let roots: LocSet = data.iter().map(|l| self.locs.data_root(l)).collect();
+                    self.machine.owner_adopts(&mut state.m, &roots);
+                }
                 Effect::HoldsElements { count } => {
                     let elem = match peel_result(ret_ty).kind() {
                         ty::Adt(_, args) => args.types().next(),
@@ -1638,8 +1663,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             };
             self.emit(call.f, call.span, call.si, event, state);
         }
-        if self.copy_covers_source && self.reporting {
-            self.copy_count = self.whole_source_bytes(call, src, &src_data);
+        if let Some(whole) = self.copy_covers_whole
+            && self.reporting
+        {
+            let data = if whole == src { &src_data } else { &dst_data };
+            self.copy_count = self.whole_arg_bytes(call, whole, data);
         }
         self.deref_event(call, dst, &dst_data, DerefRole::CopyDestination, state);
         self.deref_event(call, src, &src_data, DerefRole::CopySource, state);
@@ -1959,21 +1987,16 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
-    /// How many bytes a copy of all of its source moves, where the source argument names a
-    /// whole owner (`&CudaSlice<T>`, `&Vec<T>`, `&[T; N]`: not a slice of one, which may be a
-    /// part) and the size of every allocation it may be is known: the least of them.
-    fn whole_source_bytes(&mut self, call: &CallSite<'_, 'tcx>, src: u8, data: &LocSet) -> Option<u64> {
-        let body = self.frames[call.f.0 as usize].body;
-        let arg = call.args.get(src as usize)?;
-        let mut ty = self.instantiate(call.f, arg.node.ty(&body.local_decls, self.tcx));
-        while let ty::Ref(_, inner, _) = ty.kind() {
-            ty = *inner;
-        }
-        let whole = match ty.kind() {
-            ty::Array(..) => true,
-            ty::Adt(def, _) => matches!(self.tcx.item_name(def.did()).as_str(), "CudaSlice" | "Vec"),
-            _ => false,
-        };
+    /// How many bytes argument `a` spans, where it names a whole owner (`&CudaSlice<T>`,
+    /// `&Vec<T>`, `&[T; N]`, or a slice coerced from a reference to one of them right there:
+    /// not a slice of a part, `&v[..k]`) and the size of every allocation it may be (`data`)
+    /// is known: the least of them.
+    fn whole_arg_bytes(&mut self, call: &CallSite<'_, 'tcx>, a: u8, data: &LocSet) -> Option<u64> {
+        let tcx = self.tcx;
+        let whole = self
+            .through_helpers(call, a, |body, op| names_whole_owner(tcx, body, op, 3).then_some(()))
+            .0
+            .is_some();
         if !whole || data.is_empty() {
             return None;
         }
@@ -1987,9 +2010,34 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         least
     }
 
-    /// The constant an argument is, as a `u64` (a byte count, an element count).
+    /// The constant an argument is, as a `u64` (a byte count, an element count), built of
+    /// constants where an inlined helper computes it from its parameters (`count * 4`).
     fn const_u64(&self, call: &CallSite<'_, 'tcx>, a: u8) -> Option<u64> {
-        u64::try_from(self.const_int(call, a)?).ok()
+        let op = &call.args.get(a as usize)?.node;
+        match self.frame_const_ints(call.f, op, 6)?.as_slice() {
+            [one] => u64::try_from(*one).ok(),
+            _ => None,
+        }
+    }
+
+    /// The constant values `op` may be in frame `f`, its parameters answered by what the call
+    /// that entered the frame passes (a few helpers deep).
+    fn frame_const_ints(&self, f: FrameId, op: &Operand<'tcx>, depth: u32) -> Option<Vec<u128>> {
+        let frame = &self.frames[f.0 as usize];
+        let params = |param: Local| -> Option<Vec<u128>> {
+            if depth == 0 || self.tcx.is_closure_like(frame.def_id) {
+                return None;
+            }
+            let (parent, bb) = (frame.parent?, frame.called_at?);
+            let TerminatorKind::Call { args, .. } =
+                &self.frames[parent.0 as usize].body.basic_blocks[bb].terminator().kind
+            else {
+                return None;
+            };
+            let arg = args.get(param.as_usize() - 1)?;
+            self.frame_const_ints(parent, &arg.node, depth - 1)
+        };
+        const_ints_with(self.tcx, self.typing_env, frame.body, op, 4, &params)
     }
 
     /// An allocation stores its new memory in `slot`, where the only pointer to memory made
@@ -2021,7 +2069,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             lost.insert(root);
         }
         if !lost.is_empty() {
+            self.origins_at_root_calls = true;
             self.emit(call.f, call.span, call.si, Event::Reallocated { lost: &lost }, state);
+            self.origins_at_root_calls = false;
         }
     }
 
@@ -2069,23 +2119,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 data.insert(l);
             }
         }
-        if self.trace {
-            for l in data.iter() {
-                eprintln!(
-                    "  deref {role:?} {l:?} kind={:?} ty={:?} root={:?} parent={:?} attrs={:?}",
-                    self.locs.kind(l),
-                    self.locs.get(l).ty,
-                    self.locs.get(l).root,
-                    self.locs.get(l).parent,
-                    self.attrs.get(&l).map(|a| (a.bytes, a.size_unknown))
-                );
-            }
-        }
-        let regions = if !data.is_empty() {
+        // A pointer the program sets to null and nothing else (what it points to, here, is a
+        // placeholder for memory never given).
+        let regions = if self.is_surely_null_arg(call, a) {
+            LocSet::single(self.locs.null_pointer(call.span))
+        } else if !data.is_empty() {
             self.note_stack_sizes(&data);
             data
-        } else if self.is_surely_null_arg(call, a) {
-            LocSet::single(self.locs.null_pointer(call.span))
         } else {
             return;
         };
@@ -2164,11 +2204,60 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     fn is_surely_null_arg(&self, call: &CallSite<'_, 'tcx>, a: u8) -> bool {
         let tcx = self.tcx;
         let env = self.typing_env;
-        self.through_helpers(call, a, |body, op| {
-            surely_null_in_body(tcx, env, body, op, 4).then_some(())
-        })
-        .0
-        .is_some()
+        let rs = self.rs;
+        let zero = |s: DefId| rs.static_stays_zero(s);
+        if self
+            .through_helpers(call, a, |body, op| {
+                surely_null_in_body(tcx, env, body, op, 4, &zero).then_some(())
+            })
+            .0
+            .is_some()
+        {
+            return true;
+        }
+        // A helper given the struct by reference (`clear(&bufs)` reading `bufs.output`): the
+        // field of the caller's struct.
+        let Some(arg) = call.args.get(a as usize) else {
+            return false;
+        };
+        let frame = &self.frames[call.f.0 as usize];
+        let body = frame.body;
+        let Some(place) = copied_place(body, &arg.node, 4) else {
+            return false;
+        };
+        let [ProjectionElem::Deref, ProjectionElem::Field(field, _)] = place.projection.as_slice() else {
+            return false;
+        };
+        let Some(param) = param_source(body, &Operand::Copy(place.local.into()), 4) else {
+            return false;
+        };
+        let (Some(parent), Some(bb)) = (frame.parent, frame.called_at) else {
+            return false;
+        };
+        let parent_body = self.frames[parent.0 as usize].body;
+        let TerminatorKind::Call { args, .. } = &parent_body.basic_blocks[bb].terminator().kind else {
+            return false;
+        };
+        let Some(given) = args.get(param.as_usize() - 1).and_then(|g| g.node.place()) else {
+            return false;
+        };
+        // `_t = &bufs` (a shared borrow of the whole struct), passed as `move _t`.
+        if !given.projection.is_empty() {
+            return false;
+        }
+        let borrowed = parent_body
+            .basic_blocks
+            .iter()
+            .flat_map(|d| &d.statements)
+            .find_map(|stmt| match &stmt.kind {
+                StatementKind::Assign(box (dest, Rvalue::Ref(_, mir::BorrowKind::Shared, src)))
+                    if dest.local == given.local && src.projection.is_empty() =>
+                {
+                    Some(src.local)
+                }
+                _ => None,
+            });
+        borrowed.is_some_and(|local| field_surely_null(tcx, env, parent_body, local, *field, 4, &zero))
     }
 
     /// The constant integer an argument is (an enum's discriminant included), if it is one.
@@ -2413,8 +2502,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 match d.root {
                     Root::Local { frame, local } if d.parent.is_none() => {
                         let body = self.frames[frame.0 as usize].body;
-                        surely_null_in_body(self.tcx, self.typing_env, body, &Operand::Copy(local.into()), 4)
+                        let rs = self.rs;
+                        surely_null_in_body(self.tcx, self.typing_env, body, &Operand::Copy(local.into()), 4, &|s| {
+                            rs.static_stays_zero(s)
+                        })
                     }
+                    Root::Static { def_id } if d.parent.is_none() => self.rs.static_stays_zero(def_id),
                     _ => false,
                 }
             })
@@ -2818,6 +2911,185 @@ fn null_in_body<'tcx>(
     }
 }
 
+/// Whether field `field` of the local struct `local` is null on every path (see
+/// `surely_null_in_body`): each assignment of the whole builds it with that field null, and
+/// nothing assigns the field, borrows it or the whole mutably, or takes a raw pointer to them.
+fn field_surely_null<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    env: TypingEnv<'tcx>,
+    body: &Body<'tcx>,
+    local: Local,
+    field: rustc_abi::FieldIdx,
+    depth: u32,
+    static_stays_zero: &dyn Fn(DefId) -> bool,
+) -> bool {
+    if local.as_usize() <= body.arg_count {
+        return false;
+    }
+    // A projection that is the whole or the field (not another field).
+    let covers = |p: &Place<'tcx>| {
+        p.local == local
+            && match p.projection.first() {
+                None => true,
+                Some(ProjectionElem::Field(f, _)) => *f == field,
+                Some(_) => true,
+            }
+    };
+    let mut null = false;
+    for data in body.basic_blocks.iter() {
+        for stmt in &data.statements {
+            let StatementKind::Assign(box (dest, rv)) = &stmt.kind else {
+                continue;
+            };
+            if matches!(rv, Rvalue::Ref(_, kind, src) if covers(src) && !matches!(kind, mir::BorrowKind::Shared))
+                || matches!(rv, Rvalue::RawPtr(_, src) if covers(src))
+            {
+                return false;
+            }
+            if dest.local != local {
+                continue;
+            }
+            if !dest.projection.is_empty() {
+                if covers(dest) {
+                    return false;
+                }
+                continue;
+            }
+            match rv {
+                Rvalue::Aggregate(_, fields) => match fields.get(field) {
+                    Some(op) if surely_null_in_body(tcx, env, body, op, depth, static_stays_zero) => null = true,
+                    _ => return false,
+                },
+                _ => return false,
+            }
+        }
+        if let TerminatorKind::Call { destination, .. } = &data.terminator().kind
+            && destination.local == local
+        {
+            return false;
+        }
+    }
+    null
+}
+
+/// The place `op` copies, through temporaries assigned once by a copy or a cast (`_3 = copy
+/// ((*_1).1)`, passed as `move _3`).
+fn copied_place<'tcx>(body: &Body<'tcx>, op: &Operand<'tcx>, depth: u32) -> Option<Place<'tcx>> {
+    let place = op.place()?;
+    if !place.projection.is_empty() || depth == 0 || place.local.as_usize() <= body.arg_count {
+        return Some(place);
+    }
+    let mut found = None;
+    for stmt in body.basic_blocks.iter().flat_map(|d| &d.statements) {
+        if let StatementKind::Assign(box (dest, rv)) = &stmt.kind
+            && dest.local == place.local
+        {
+            if found.is_some() || !dest.projection.is_empty() {
+                return Some(place);
+            }
+            found = match rv {
+                Rvalue::Use(inner, _) | Rvalue::Cast(_, inner, _) => copied_place(body, inner, depth - 1),
+                _ => return Some(place),
+            };
+        }
+    }
+    found.or(Some(place))
+}
+
+/// The `static` a local points to, where its only assignment is the constant pointing to it
+/// (`_3 = const {alloc: *mut u64}`, how MIR reads `S`).
+fn static_pointed_by(tcx: TyCtxt<'_>, body: &Body<'_>, local: Local) -> Option<DefId> {
+    let mut found = None;
+    for data in body.basic_blocks.iter() {
+        for stmt in &data.statements {
+            let StatementKind::Assign(box (dest, rv)) = &stmt.kind else {
+                continue;
+            };
+            if dest.local != local {
+                continue;
+            }
+            let Rvalue::Use(Operand::Constant(c), _) = rv else {
+                return None;
+            };
+            let mir::Const::Val(mir::ConstValue::Scalar(mir::interpret::Scalar::Ptr(ptr, _)), _) = c.const_ else {
+                return None;
+            };
+            let mir::interpret::GlobalAlloc::Static(def_id) = tcx.global_alloc(ptr.provenance.alloc_id()) else {
+                return None;
+            };
+            if found.is_some_and(|f| f != def_id) {
+                return None;
+            }
+            found = Some(def_id);
+        }
+    }
+    found
+}
+
+/// Whether `op` names a whole owner of memory: a reference to a `CudaSlice`, a `Vec` or an
+/// array, or a slice made from one by coercion (`&host` passed as `&[T]`), through locals.
+fn names_whole_owner<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>, op: &Operand<'tcx>, depth: u32) -> bool {
+    let whole_ty = |mut ty: Ty<'tcx>| {
+        while let ty::Ref(_, inner, _) = ty.kind() {
+            ty = *inner;
+        }
+        match ty.kind() {
+            ty::Array(..) => true,
+            ty::Adt(def, _) => matches!(tcx.item_name(def.did()).as_str(), "CudaSlice" | "Vec"),
+            _ => false,
+        }
+    };
+    if whole_ty(op.ty(&body.local_decls, tcx)) {
+        return true;
+    }
+    let Some(place) = op.place() else { return false };
+    let Some(local) = place.as_local() else { return false };
+    if depth == 0 || local.as_usize() <= body.arg_count {
+        return false;
+    }
+    let mut found = false;
+    for data in body.basic_blocks.iter() {
+        for stmt in &data.statements {
+            let StatementKind::Assign(box (dest, rv)) = &stmt.kind else {
+                continue;
+            };
+            if dest.local != local {
+                continue;
+            }
+            let ok = match rv {
+                Rvalue::Cast(mir::CastKind::PointerCoercion(ty::adjustment::PointerCoercion::Unsize, _), inner, _)
+                | Rvalue::Use(inner, _) => names_whole_owner(tcx, body, inner, depth - 1),
+                Rvalue::Ref(_, _, src) if src.projection.is_empty() => whole_ty(body.local_decls[src.local].ty),
+                _ => false,
+            };
+            if !ok {
+                return false;
+            }
+            found = true;
+        }
+        // `&*v` of a `Vec` (`Deref::deref`), a call whose destination is the slice.
+        if let TerminatorKind::Call {
+            func,
+            destination,
+            args,
+            ..
+        } = &data.terminator().kind
+            && destination.local == local
+        {
+            let deref_of_whole = matches!(*func.ty(&body.local_decls, tcx).kind(),
+                ty::FnDef(def_id, _) if matches!(tcx.item_name(def_id).as_str(), "deref" | "deref_mut"))
+                && args
+                    .first()
+                    .is_some_and(|a| whole_ty(a.node.ty(&body.local_decls, tcx)));
+            if !deref_of_whole {
+                return false;
+            }
+            found = true;
+        }
+    }
+    found
+}
+
 /// How far past the pointer it starts from `op` points, where that is a sum of constants
 /// (`d + FIELD_BYTES as u64`, through locals, casts and overflow checks): `Some(0)` for a value
 /// no arithmetic made; `None` where other arithmetic took part (a subtraction, an offset not
@@ -2884,10 +3156,26 @@ fn surely_null_in_body<'tcx>(
     body: &Body<'tcx>,
     op: &Operand<'tcx>,
     depth: u32,
+    static_stays_zero: &dyn Fn(DefId) -> bool,
 ) -> bool {
     let local = match op {
         Operand::Constant(_) => return null_in_body(tcx, env, body, op, depth),
         Operand::Copy(place) | Operand::Move(place) if depth > 0 && place.projection.is_empty() => place.local,
+        // `S` of a `static` (read through the constant that points to it) that is zero and
+        // that nothing writes.
+        Operand::Copy(place) | Operand::Move(place)
+            if matches!(place.projection.as_slice(), [ProjectionElem::Deref]) =>
+        {
+            return static_pointed_by(tcx, body, place.local).is_some_and(static_stays_zero);
+        }
+        // A field of a local struct (`bufs.output`) every value of which is built with it null
+        // and that nothing sets since (a borrow of another field, `&mut bufs.input`, is not one).
+        Operand::Copy(place) | Operand::Move(place) if depth > 0 => {
+            let [ProjectionElem::Field(field, _)] = place.projection.as_slice() else {
+                return false;
+            };
+            return field_surely_null(tcx, env, body, place.local, *field, depth - 1, static_stays_zero);
+        }
         _ => return false,
     };
     if local.as_usize() <= body.arg_count {
@@ -2916,7 +3204,7 @@ fn surely_null_in_body<'tcx>(
             {
                 match rv {
                     Rvalue::Use(inner, _) | Rvalue::Cast(_, inner, _) => {
-                        if !surely_null_in_body(tcx, env, body, inner, depth - 1) {
+                        if !surely_null_in_body(tcx, env, body, inner, depth - 1, static_stays_zero) {
                             return false;
                         }
                         null = true;

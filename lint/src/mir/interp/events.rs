@@ -371,11 +371,14 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let mut held = LocSet::new();
         for (&l, vals) in state.values.iter() {
             let d = self.locs.get(l);
-            let dies = d.parent.is_none()
-                && match d.root {
-                    Root::Local { frame, local } => frame != FrameId::ROOT || local.as_usize() > arg_count,
-                    _ => false,
-                };
+            // A variable, or a part of one (a tuple's field, a plain struct's), unless a type
+            // with a destructor holds it there (an owner that may release it when dropped).
+            let dies = match d.root {
+                Root::Local { frame, local } => {
+                    (frame != FrameId::ROOT || local.as_usize() > arg_count) && !self.under_a_destructor(l)
+                }
+                _ => false,
+            };
             for v in vals.iter() {
                 let root = self.locs.data_root(v);
                 if dies {
@@ -389,6 +392,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             .iter()
             .filter(|r| local.contains(*r) && !held.contains(*r))
             .collect();
+        if self.trace {
+            eprintln!("  scope exit: unreleased {unreleased:?} local {local:?} held {held:?} lost {lost:?}");
+        }
         if lost.is_empty() {
             return;
         }
@@ -396,7 +402,42 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             lost: &lost,
             program_end,
         };
+        self.origins_at_root_calls = true;
         self.emit(FrameId::ROOT, si.span, si, event, state);
+        self.origins_at_root_calls = false;
+    }
+
+    /// Whether `l` or a value it is part of is of one of the crate's types with a destructor
+    /// (`impl Drop`: an owner that may release it when dropped), is the payload of an enum (an
+    /// `Option` or `Result` of a call, which may be the variant that holds nothing), or is behind
+    /// a pointer (what another value points to outlives it). (Another crate's owner releases
+    /// only what the program does not own: cudarc's slices, this project's buffers.)
+    fn under_a_destructor(&self, l: LocId) -> bool {
+        if self.locs.enclosing_stack_value(l).is_none() {
+            return true;
+        }
+        let mut cur = Some(l);
+        for _ in 0..16 {
+            let Some(c) = cur else { return false };
+            let d = self.locs.get(c);
+            if let Some(ty) = d.ty
+                && let Some(adt) = ty.ty_adt_def()
+                && adt.did().is_local()
+                && adt.has_dtor(self.tcx)
+            {
+                return true;
+            }
+            // What a closure captured goes where the closure goes (`get_or_init(|| Mutex::new(t))`
+            // stores it in a `static`).
+            if d.ty.is_some_and(|t| t.is_closure() || t.is_coroutine()) {
+                return true;
+            }
+            if matches!(d.parent, Some((_, Proj::Variant(..)))) {
+                return true;
+            }
+            cur = d.parent.map(|(p, _)| p);
+        }
+        true
     }
 
     /// The CUDA source and name of each kernel `kernels` may be, where every one is known.

@@ -201,11 +201,15 @@ pub struct Interp<'a, 'tcx> {
     /// While the effects of a copy or memset whose byte count is a constant are applied: that
     /// count (see [`Effect::Covers`]).
     copy_count: Option<u64>,
-    /// While the effects of a copy of all of its source are applied (`Effect::CoversSource`).
-    copy_covers_source: bool,
+    /// While the effects of a copy of all of one slice argument are applied: that argument
+    /// (`Effect::CoversWhole`).
+    copy_covers_whole: Option<u8>,
     /// Set by `arg_slots`: what each kernel argument's slot holds before it is followed (the
     /// variables an argument list points to).
     slot_sources: Vec<LocSet>,
+    /// Set while a leak is reported: memory made in a helper is described at the helper's
+    /// call in the body being linted (see `region`).
+    origins_at_root_calls: bool,
     /// Set while a launch whose kernel's source is visible is enqueued: the memory of each
     /// argument it may write through, and whether it surely stores there.
     launch_writes_per_arg: Option<Vec<(LocSet, bool)>>,
@@ -422,8 +426,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             discriminants: FxHashMap::default(),
             launch_writes_unseen: false,
             copy_count: None,
-            copy_covers_source: false,
+            copy_covers_whole: None,
             slot_sources: Vec::new(),
+            origins_at_root_calls: false,
             launch_writes_per_arg: None,
             collect_fields_of: None,
             field_stores: Vec::new(),
@@ -600,13 +605,15 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         for stmt in &data.statements {
             self.steps += 1;
             self.statement(f, stmt, state);
-            // The body being linted sets its result: this path returns (only drops follow, and
-            // what a dropped owner frees it holds in a field, which is not lost).
+            // The body being linted sets its result and this path returns (only drops follow,
+            // and what a dropped owner frees it holds in a field, which is not lost). (MIR may set
+            // the result early, `_0 = x` where `x` is returned after more calls: not here.)
             if self.reporting
                 && f == FrameId::ROOT
                 && let StatementKind::Assign(box (dest, _)) = &stmt.kind
                 && dest.local == mir::RETURN_PLACE
                 && !self.tcx.is_coroutine(self.frames[0].def_id)
+                && returns_without_calls(body, bb)
             {
                 self.scope_exit(stmt.source_info, state);
             }
@@ -616,6 +623,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
         if trace {
             eprintln!("  {:?}/{bb:?} {:?}", f, data.terminator().kind);
+            eprintln!("      unreleased {:?}", state.m.unreleased());
         }
         self.steps += 1;
         if self.steps > STEP_BUDGET {
@@ -2223,6 +2231,19 @@ fn const_ints_of<'tcx>(
     op: &Operand<'tcx>,
     depth: u32,
 ) -> Option<Vec<u128>> {
+    const_ints_with(tcx, typing_env, body, op, depth, &|_| None)
+}
+
+/// [`const_ints_of`], where `params` answers for the body's parameters (what the callers of an
+/// inlined helper pass: `count * size_of::<f32>()` with `count` given as `ROWS`).
+pub(super) fn const_ints_with<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    typing_env: TypingEnv<'tcx>,
+    body: &Body<'tcx>,
+    op: &Operand<'tcx>,
+    depth: u32,
+    params: &dyn Fn(Local) -> Option<Vec<u128>>,
+) -> Option<Vec<u128>> {
     let local = match op {
         Operand::Constant(c) => {
             return c
@@ -2238,6 +2259,9 @@ fn const_ints_of<'tcx>(
         },
         _ => return None,
     };
+    if (1..=body.arg_count).contains(&local.as_usize()) {
+        return params(local);
+    }
     // `size_of::<T>()`, a call in the MIR rustc builds: the size of `T`.
     if let Some(size) = size_of_call(tcx, typing_env, body, local) {
         return Some(vec![size]);
@@ -2259,7 +2283,7 @@ fn const_ints_of<'tcx>(
             }
             let values = match rv {
                 Rvalue::Use(inner, _) | Rvalue::Cast(_, inner, _) => {
-                    const_ints_of(tcx, typing_env, body, inner, depth - 1)?
+                    const_ints_with(tcx, typing_env, body, inner, depth - 1, params)?
                 }
                 Rvalue::Aggregate(kind, fields) if fields.is_empty() => match **kind {
                     mir::AggregateKind::Adt(adt, v, ..) if tcx.adt_def(adt).is_enum() => {
@@ -2269,8 +2293,8 @@ fn const_ints_of<'tcx>(
                 },
                 Rvalue::BinaryOp(bin, box (a, b)) => {
                     let (xs, ys) = (
-                        const_ints_of(tcx, typing_env, body, a, depth - 1)?,
-                        const_ints_of(tcx, typing_env, body, b, depth - 1)?,
+                        const_ints_with(tcx, typing_env, body, a, depth - 1, params)?,
+                        const_ints_with(tcx, typing_env, body, b, depth - 1, params)?,
                     );
                     let mut v = Vec::new();
                     for &x in &xs {
@@ -2300,6 +2324,20 @@ fn const_ints_of<'tcx>(
         }
     }
     (!out.is_empty()).then_some(out)
+}
+
+/// Whether block `bb` goes on to return without a call: its terminator and those of the blocks
+/// after it are gotos, drops and the return (a few blocks: the end of a function).
+fn returns_without_calls(body: &Body<'_>, bb: BasicBlock) -> bool {
+    let mut cur = bb;
+    for _ in 0..32 {
+        match &body.basic_blocks[cur].terminator().kind {
+            TerminatorKind::Return => return true,
+            TerminatorKind::Goto { target } | TerminatorKind::Drop { target, .. } => cur = *target,
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// The size of `T` where `local` is only ever the result of `core::mem::size_of::<T>()` (a call

@@ -121,8 +121,18 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             LocKind::Data(k) => k,
             _ => MemKind::Unknown,
         };
-        // Where the user wrote it: `vec![..]`, not the inside of `vec!`.
-        let origin = data.origin.source_callsite();
+        // Where the user wrote it: `vec![..]`, not the inside of `vec!`. For a leak, memory made
+        // inside a helper is shown, as work is, at that helper's call in the root body: the
+        // finding is the root body's.
+        let origin = match data.root {
+            Root::Fresh { frame, .. } if frame != f && self.origins_at_root_calls => {
+                match &self.frames[frame.0 as usize].entered_from {
+                    Some((call_span, ..)) => *call_span,
+                    None => data.origin.source_callsite(),
+                }
+            }
+            _ => data.origin.source_callsite(),
+        };
         let origin_kind = match data.root {
             Root::Fresh { .. } if data.allocated && kind == MemKind::VmmMapping => Origin::Mapped,
             Root::Fresh { .. } if data.allocated => Origin::Allocated,
