@@ -24,10 +24,12 @@ declare_lint! {
     /// the array.
     ///
     /// ### Known problems
-    /// Only a side named at its start (`d`, `v.data()`, `&x`, an array) is judged; `d + k` is
-    /// not. A size or a count that is not a constant is not judged; nor is memory that may be
-    /// several allocations of different sizes, unless every one of them is too small.
-    /// Two-dimensional copies are not judged.
+    /// In C++, only a side named at its start (`d`, `v.data()`, `&x`, an array) is judged;
+    /// `d + k` is not (in Rust a constant offset counts: `d + K as u64`). A size or a count
+    /// that is not a constant is not judged; nor is memory that may be several allocations of
+    /// different sizes, unless every one of them is too small. Two-dimensional copies are not
+    /// judged. In Rust a `Vec` is judged by the length it was made with (`vec![x; N]`) until
+    /// a call may grow it.
     ///
     /// ### Example
     /// ```rust,ignore

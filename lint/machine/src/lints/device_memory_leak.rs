@@ -31,7 +31,10 @@ declare_lint! {
     /// ### Known problems
     /// A leak that holds only on some paths is reported where the allocation is lost on
     /// every path reaching one return. Memory released by code the analysis cannot see (a
-    /// callback, a library's pool) is taken as handed over at the call, not reported.
+    /// callback, a library's pool) is taken as handed over at the call, not reported. In Rust,
+    /// memory an `Option` or a `Result` carries (a helper's `Ok(ptr)`) is taken as held: the
+    /// call may have returned the variant that holds nothing; and memory owned by one of the
+    /// crate's types with a `Drop` impl is taken as released by it.
     ///
     /// ### Example
     /// ```rust,ignore

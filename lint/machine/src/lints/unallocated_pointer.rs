@@ -25,7 +25,10 @@ declare_lint! {
     ///
     /// ### Known problems
     /// A pointer that may be allocated on some path is not reported; nor is one whose address
-    /// is handed to code the analysis cannot see, which may allocate it.
+    /// is handed to code the analysis cannot see, which may allocate it. In Rust, a null
+    /// pointer is one the program writes (`0`, `null_mut()`) into a variable, a field of a
+    /// struct it builds, or a private `static`, and never changes, borrows mutably or hands on:
+    /// a value a struct gets in another method is not followed.
     ///
     /// ### Example
     /// ```rust,ignore

@@ -23,7 +23,10 @@ declare_lint! {
     /// ### Known problems
     /// A kernel that both reads and writes a buffer (`c[i] += ..`) may write it first and is
     /// not reported. Memory written on some path only is taken as written. A write of part of
-    /// the memory counts as a write of all of it.
+    /// the memory counts as a write of all of it. A read in a loop whose later part writes the
+    /// memory is not reported: the first round, which reads what nothing wrote, is not told
+    /// apart from the rounds after it. Memory written by an operation anywhere in the program
+    /// (even after the read) is not reported either.
     ///
     /// ### Example
     /// ```rust,ignore

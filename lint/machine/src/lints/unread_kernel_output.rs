@@ -29,7 +29,8 @@ declare_lint! {
     /// A scratch buffer a kernel writes, and that nothing reads after it, is reported too.
     /// Only a kernel whose source the analysis sees and shows storing through the parameter
     /// (`p[i] = ..`, `p[i] += ..`, an atomic), and an argument that names one allocation, make
-    /// output.
+    /// output. Output written on some paths only (launches in a loop that may run no round) is
+    /// not reported.
     ///
     /// ### Example
     /// ```rust,ignore
