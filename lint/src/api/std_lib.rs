@@ -75,6 +75,10 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("[]::get_unchecked", &[Derive(0)]),
         f("[]::get_unchecked_mut", &[Derive(0)]),
         f("[]::first", &[Derive(0)]),
+        // What a `MaybeUninit` a call wrote holds (`cuMemAlloc(dptr.as_mut_ptr(), ..)`, then
+        // `dptr.assume_init()`: the address).
+        f("core::mem::maybe_uninit::MaybeUninit::assume_init", &[Transparent]),
+        f("core::mem::maybe_uninit::MaybeUninit::assume_init_read", &[Transparent]),
         f("[]::last", &[Derive(0)]),
         // Pointer arithmetic: the result points where its operand does; nothing is read.
         f("*const::add", &[Transparent]),

@@ -121,6 +121,20 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         .and_then(|a| self.arg_place_loc(f, &a.node, state));
                     let collections = self.data_arg(call, vec, &ret, state);
                     self.forget_sizes(&collections);
+                    // Pushed into a collection the analysis does not follow: the collection
+                    // holds the memory now (it is not lost where the value's variable ends).
+                    if collections.is_empty() && self.objects(call, vec, state).is_empty() {
+                        let mut given = self.reach(state, &vals, 2);
+                        if let Some(src) = pushed {
+                            let fields: Vec<LocId> = self.locs.get(src).children.iter().map(|&(_, c)| c).collect();
+                            for c in fields {
+                                let held = self.read_value(state, c);
+                                given.union_with(&held);
+                            }
+                        }
+                        let roots: LocSet = given.iter().map(|l| self.locs.data_root(l)).collect();
+                        self.machine.owner_adopts(&mut state.m, &roots);
+                    }
                     for collection in collections.iter() {
                         let element = self.locs.child(collection, Proj::Index);
                         state.values.entry(element).or_default().union_with(&vals);
@@ -1638,8 +1652,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         ret: &LocSet,
         state: &mut State,
     ) {
-        let dst_data = self.data_arg(call, dst, ret, state);
-        let src_data = self.data_arg(call, src, ret, state);
+        let mut dst_data = self.data_arg(call, dst, ret, state);
+        let mut src_data = self.data_arg(call, src, ret, state);
+        // An argument whose type is a handle of device memory (`&mut CudaSlice<T>`, a crate's
+        // `DeviceBuffer`) is device memory, whatever a container it was taken out of holds
+        // (`map.get_mut(k)` that no table knows answers with the map's own memory).
+        self.keep_what_the_handle_type_allows(call, dst, &mut dst_data);
+        self.keep_what_the_handle_type_allows(call, src, &mut src_data);
         // The direction the code states (a constant `cudaMemcpyKind`, a function of one
         // direction), against where the memory lives.
         let stated = match dir {
@@ -2008,6 +2027,21 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             least = Some(least.map_or(b, |x| x.min(b)));
         }
         least
+    }
+
+    /// Drops from `data` the host memory an argument cannot be when its type (references
+    /// peeled) is a handle of device memory: a part of a container the analysis took the
+    /// handle's place for.
+    fn keep_what_the_handle_type_allows(&self, call: &CallSite<'_, 'tcx>, a: u8, data: &mut LocSet) {
+        let Some(arg) = call.args.get(a as usize) else { return };
+        let body = self.frames[call.f.0 as usize].body;
+        let mut ty = self.instantiate(call.f, arg.node.ty(&body.local_decls, self.tcx));
+        while let ty::Ref(_, inner, _) = ty.kind() {
+            ty = *inner;
+        }
+        if matches!(self.rs.role(ty), Some(Target::Mem(k)) if k.is_device_only()) {
+            data.retain(|l| !matches!(self.locs.kind(l), LocKind::Data(MemKind::Pageable)));
+        }
     }
 
     /// The constant an argument is, as a `u64` (a byte count, an element count), built of
