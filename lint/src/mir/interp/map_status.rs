@@ -46,7 +46,17 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             return;
         };
         if let Some(local) = destination.as_local() {
-            self.map_status.insert((f, local), MapStatus::Returned(views));
+            // A call that returns a `Result` (cudarc's `result::malloc_sync`) failed where it
+            // is `Err`; one that returns a status, where the status says so.
+            let body = self.frames[f.0 as usize].body;
+            let returns_result = matches!(body.local_decls[local].ty.kind(),
+                ty::Adt(def, _) if self.tcx.is_diagnostic_item(rustc_span::sym::Result, def.did()));
+            let status = if returns_result {
+                MapStatus::AsResult(views)
+            } else {
+                MapStatus::Returned(views)
+            };
+            self.map_status.insert((f, local), status);
         }
     }
 
