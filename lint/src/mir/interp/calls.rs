@@ -80,6 +80,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             self.unknown_call(&call, destination, state)
         };
         self.note_map_result(f, destination);
+        self.status_returned_by_helper(f, bb, destination);
         if let ty::FnDef(def_id, _) = *func_ty.kind() {
             self.status_call(f, def_id, args, destination);
         }

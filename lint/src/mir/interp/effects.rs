@@ -2436,13 +2436,16 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             for (i, (slot, (u, w))) in slots.iter().zip(uses.iter().zip(written.iter().flatten())).enumerate() {
                 let mut data = slot.clone();
                 data.retain(|l| matches!(self.locs.kind(l), LocKind::Data(_)));
-                // A null pointer the kernel dereferences without testing it.
-                if data.is_empty()
-                    && u.used
+                // A null pointer the kernel dereferences without testing it (what the variable
+                // points to, if anything, is a placeholder for memory never given).
+                let null = u.used
                     && !u.null_tested
                     && self.reporting
-                    && sources.get(i).is_some_and(|s| self.surely_null_variables(s))
-                {
+                    && sources.get(i).is_some_and(|s| self.surely_null_variables(s));
+                if null {
+                    data = LocSet::new();
+                }
+                if null {
                     let null = LocSet::single(self.locs.null_pointer(call.span));
                     let role = if u.loads_only {
                         DerefRole::KernelReads
@@ -3030,6 +3033,135 @@ fn copied_place<'tcx>(body: &Body<'tcx>, op: &Operand<'tcx>, depth: u32) -> Opti
     found.or(Some(place))
 }
 
+/// The launch functions whose parameter array holds pointers to the arguments' values, which
+/// they read.
+const LAUNCHES_READING_PARAMS: &[&str] = &[
+    "cuLaunchKernel",
+    "cuLaunchCooperativeKernel",
+    "cudaLaunchKernel",
+    "cudaLaunchCooperativeKernel",
+    "launch_kernel",
+];
+
+/// Whether the pointer in `local` (to a variable) only becomes an element of an array of
+/// kernel parameters (through casts and reborrows), and that array is only borrowed to be
+/// given to a launch function (`params.as_mut_ptr()` to `cuLaunchKernel`): nothing writes the
+/// variable through it.
+fn only_a_launch_parameter<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>, local: Local, depth: u32) -> bool {
+    if depth == 0 || local.as_usize() <= body.arg_count {
+        return false;
+    }
+    let mentions = |op: &Operand<'tcx>| op.place().is_some_and(|p| p.local == local);
+    let mut array = None;
+    let mut used = false;
+    for data in body.basic_blocks.iter() {
+        for stmt in &data.statements {
+            let StatementKind::Assign(box (dest, rv)) = &stmt.kind else {
+                continue;
+            };
+            let ok = match rv {
+                Rvalue::Cast(_, op, _) | Rvalue::Use(op, _) if mentions(op) => {
+                    dest.projection.is_empty() && only_a_launch_parameter(tcx, body, dest.local, depth - 1)
+                }
+                Rvalue::RawPtr(_, src) | Rvalue::Ref(_, _, src) | Rvalue::CopyForDeref(src) if src.local == local => {
+                    dest.projection.is_empty() && only_a_launch_parameter(tcx, body, dest.local, depth - 1)
+                }
+                Rvalue::Aggregate(kind, ops) if ops.iter().any(&mentions) => {
+                    matches!(**kind, mir::AggregateKind::Array(_)) && dest.projection.is_empty() && {
+                        array = Some(dest.local);
+                        true
+                    }
+                }
+                _ => {
+                    // Any other mention of it (a store, a comparison) is not a parameter's.
+                    let other = match rv {
+                        Rvalue::BinaryOp(_, box (a, b)) => mentions(a) || mentions(b),
+                        Rvalue::UnaryOp(_, op) | Rvalue::Repeat(op, _) => mentions(op),
+                        _ => false,
+                    };
+                    if other {
+                        return false;
+                    }
+                    continue;
+                }
+            };
+            if !ok {
+                return false;
+            }
+            used = true;
+        }
+        if let TerminatorKind::Call { args, .. } = &data.terminator().kind
+            && args.iter().any(|a| mentions(&a.node))
+        {
+            return false;
+        }
+    }
+    used && array.is_none_or(|arr| array_only_given_to_a_launch(tcx, body, arr))
+}
+
+/// Whether the array `arr` is only borrowed (and its borrow turned into a pointer) to be given
+/// to one of [`LAUNCHES_READING_PARAMS`].
+fn array_only_given_to_a_launch<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>, arr: Local) -> bool {
+    // The locals the array's borrows flow through, and whether one reaches a launch.
+    let mut carriers = vec![arr];
+    let mut launched = false;
+    for _ in 0..4 {
+        let before = carriers.len();
+        for data in body.basic_blocks.iter() {
+            for stmt in &data.statements {
+                let StatementKind::Assign(box (dest, rv)) = &stmt.kind else {
+                    continue;
+                };
+                let from_carrier = match rv {
+                    Rvalue::Ref(_, _, src) | Rvalue::RawPtr(_, src) => carriers.contains(&src.local),
+                    Rvalue::Cast(_, op, _) | Rvalue::Use(op, _) => {
+                        op.place().is_some_and(|p| carriers.contains(&p.local))
+                    }
+                    _ => false,
+                };
+                if from_carrier {
+                    if !dest.projection.is_empty() {
+                        return false;
+                    }
+                    if !carriers.contains(&dest.local) {
+                        carriers.push(dest.local);
+                    }
+                } else if dest.local == arr && !matches!(rv, Rvalue::Aggregate(..)) {
+                    return false;
+                }
+            }
+            if let TerminatorKind::Call {
+                func,
+                args,
+                destination,
+                ..
+            } = &data.terminator().kind
+                && args
+                    .iter()
+                    .any(|a| a.node.place().is_some_and(|p| carriers.contains(&p.local)))
+            {
+                let name = match *func.ty(&body.local_decls, tcx).kind() {
+                    ty::FnDef(def_id, _) => tcx.item_name(def_id).to_string(),
+                    _ => return false,
+                };
+                if LAUNCHES_READING_PARAMS.contains(&name.as_str()) {
+                    launched = true;
+                } else if matches!(name.as_str(), "as_mut_ptr" | "as_ptr") {
+                    if !carriers.contains(&destination.local) {
+                        carriers.push(destination.local);
+                    }
+                } else {
+                    return false;
+                }
+            }
+        }
+        if carriers.len() == before {
+            break;
+        }
+    }
+    launched
+}
+
 /// The `static` a local points to, where its only assignment is the constant pointing to it
 /// (`_3 = const {alloc: *mut u64}`, how MIR reads `S`).
 fn static_pointed_by(tcx: TyCtxt<'_>, body: &Body<'_>, local: Local) -> Option<DefId> {
@@ -3219,10 +3351,13 @@ fn surely_null_in_body<'tcx>(
         data.statements.iter().any(|stmt| match &stmt.kind {
             StatementKind::Assign(box (dest, rv)) => {
                 // A shared borrow (`&d`, a launch argument) cannot change an integer or a raw
-                // pointer; a mutable one or a raw pointer to it can.
+                // pointer; a mutable one or a raw pointer to it can, unless it only becomes a
+                // kernel's parameter (`[&mut d as *mut _ as *mut c_void, ..]` given to
+                // `cuLaunchKernel`, which reads the value).
                 (dest.local == local && !dest.projection.is_empty())
-                    || matches!(rv, Rvalue::Ref(_, kind, src) if src.local == local && !matches!(kind, mir::BorrowKind::Shared))
-                    || matches!(rv, Rvalue::RawPtr(_, src) if src.local == local)
+                    || (matches!(rv, Rvalue::Ref(_, kind, src) if src.local == local && !matches!(kind, mir::BorrowKind::Shared))
+                        || matches!(rv, Rvalue::RawPtr(_, src) if src.local == local))
+                        && !(dest.projection.is_empty() && only_a_launch_parameter(tcx, body, dest.local, 4))
             }
             _ => false,
         })

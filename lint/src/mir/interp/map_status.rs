@@ -60,6 +60,27 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
+    /// A helper of the crate run inline returned a map or allocation status (`fn alloc(p:
+    /// &mut CUdeviceptr) -> CUresult { cuMemAlloc(p, n) }`): its caller's result carries it.
+    pub(super) fn status_returned_by_helper(&mut self, f: FrameId, bb: BasicBlock, destination: Place<'tcx>) {
+        if self.map_status.is_empty() {
+            return;
+        }
+        let Some(local) = destination.as_local() else { return };
+        let callee = self
+            .frames
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, fr)| fr.parent == Some(f) && fr.called_at == Some(bb))
+            .map(|(i, _)| FrameId(i as u32));
+        if let Some(callee) = callee
+            && let Some(status) = self.map_status.get(&(callee, mir::RETURN_PLACE)).cloned()
+        {
+            self.map_status.insert((f, local), status);
+        }
+    }
+
     /// `place = rvalue` where `rvalue` carries a map status on.
     pub(super) fn status_assign(&mut self, f: FrameId, place: Place<'tcx>, rvalue: &Rvalue<'tcx>) {
         if self.map_status.is_empty() {
