@@ -2933,10 +2933,7 @@ fn null_in_body<'tcx>(
                 if let TerminatorKind::Call { func, destination, .. } = &data.terminator().kind
                     && destination.local == place.local
                 {
-                    let is_null_fn = matches!(*func.ty(&body.local_decls, tcx).kind(),
-                        ty::FnDef(def_id, _) if matches!(tcx.crate_name(def_id.krate).as_str(), "core" | "std")
-                            && matches!(tcx.item_name(def_id).as_str(), "null" | "null_mut"));
-                    if !is_null_fn {
+                    if !is_ptr_null_fn(tcx, body, func) {
                         return false;
                     }
                     null = true;
@@ -3256,6 +3253,13 @@ fn names_whole_owner<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>, op: &Operand<'t
     found
 }
 
+/// Whether `func` is `ptr::null` or `ptr::null_mut`.
+fn is_ptr_null_fn<'tcx>(tcx: TyCtxt<'tcx>, body: &Body<'tcx>, func: &Operand<'tcx>) -> bool {
+    matches!(*func.ty(&body.local_decls, tcx).kind(),
+        ty::FnDef(def_id, _) if matches!(tcx.crate_name(def_id.krate).as_str(), "core" | "std")
+            && matches!(tcx.item_name(def_id).as_str(), "null" | "null_mut"))
+}
+
 /// How far past the pointer it starts from `op` points, where that is a sum of constants
 /// (`d + FIELD_BYTES as u64`, through locals, casts and overflow checks): `Some(0)` for a value
 /// no arithmetic made; `None` where other arithmetic took part (a subtraction, an offset not
@@ -3385,10 +3389,7 @@ fn surely_null_in_body<'tcx>(
         if let TerminatorKind::Call { func, destination, .. } = &data.terminator().kind
             && destination.local == local
         {
-            let is_null_fn = matches!(*func.ty(&body.local_decls, tcx).kind(),
-                ty::FnDef(def_id, _) if matches!(tcx.crate_name(def_id.krate).as_str(), "core" | "std")
-                && matches!(tcx.item_name(def_id).as_str(), "null" | "null_mut"));
-            if !is_null_fn {
+            if !is_ptr_null_fn(tcx, body, func) {
                 return false;
             }
             null = true;
