@@ -639,7 +639,7 @@ fn length_mismatch(fx: &Fx) -> TResult {
     // SAFETY: as above.
     check(unsafe { s.copy_dtoh_async(&mut h5, &d) }, "cuMemcpyDtoHAsync_v2", 5, 4)?;
     check(s.copy_dtoh(&mut h5, &d), "cuMemcpyDtoHAsync_v2", 5, 4)?;
-    let d2 = ctx.alloc::<f32>(2)?;
+    let d2 = ctx.alloc_zeroed::<f32>(2)?;
     check(s.copy_dtod_async(&mut d, &d2), "cuMemcpyDtoDAsync_v2", 4, 2)?;
     check(s.copy_dtod(&mut d, &d2), "cuMemcpyDtoDAsync_v2", 4, 2)?;
     ensure!(s.query()?, "nothing may have been enqueued");

@@ -816,6 +816,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let strong = slots.len() == 1;
                     if strong && matches!(target, Target::Mem(_)) {
                         self.overwritten_allocation(call, slots.iter().next(), new, state);
+                        if let Some(slot) = slots.iter().next() {
+                            let root = LocSet::single(self.locs.data_root(new));
+                            self.note_allocated_pointer(slot, &root);
+                        }
                     }
                     self.renew(call, target, new, state);
                     for slot in slots.iter() {

@@ -23,6 +23,12 @@ pub(super) enum MapStatus {
     AsResult(LocSet),
     /// The discriminant of such a `Result`: 1 (`Err`) where the map failed.
     ErrDiscriminant(LocSet),
+    /// The pointer an allocation stored (`cuMemHostAlloc(&mut p, ..)`): null where it failed.
+    Pointer(LocSet),
+    /// `NonNull::new` of such a pointer: `None` where the allocation failed.
+    AsOption(LocSet),
+    /// The discriminant of such an `Option`: 0 (`None`) where the allocation failed.
+    NoneDiscriminant(LocSet),
 }
 
 impl<'a, 'tcx> Interp<'a, 'tcx> {
@@ -57,6 +63,18 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 MapStatus::Returned(views)
             };
             self.map_status.insert((f, local), status);
+        }
+    }
+
+    /// An allocation stored its memory in the variable `slot` (`cuMemHostAlloc(&mut p, ..)`):
+    /// `p` is null where it failed.
+    pub(super) fn note_allocated_pointer(&mut self, slot: LocId, roots: &LocSet) {
+        let d = self.locs.get(slot);
+        if let Root::Local { frame, local } = d.root
+            && d.parent.is_none()
+        {
+            self.map_status
+                .insert((frame, local), MapStatus::Pointer(roots.clone()));
         }
     }
 
@@ -95,6 +113,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             Rvalue::BinaryOp(bin @ (BinOp::Eq | BinOp::Ne), box (a, b)) => self.comparison(f, a, b, *bin == BinOp::Ne),
             Rvalue::Discriminant(p) => match from_local(self, p) {
                 Some(MapStatus::AsResult(views)) => Some(MapStatus::ErrDiscriminant(views)),
+                Some(MapStatus::AsOption(views)) => Some(MapStatus::NoneDiscriminant(views)),
+                _ => None,
+            },
+            Rvalue::Cast(_, op, _) => match self.status_of(f, op) {
+                Some(MapStatus::Pointer(views)) => Some(MapStatus::Pointer(views.clone())),
                 _ => None,
             },
             Rvalue::UnaryOp(UnOp::Not, op) => match self.status_of(f, op) {
@@ -148,6 +171,27 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             self.map_status.insert((f, local), MapStatus::AsResult(views));
             return;
         }
+        // The pointer an allocation stored: `p.cast()` is it; `NonNull::new(p)` is `None` and
+        // `p.is_null()` true where the allocation failed.
+        if let Some(first) = args.first()
+            && let Some(MapStatus::Pointer(views)) = self.status_of(f, &first.node)
+            && let Some(local) = destination.as_local()
+        {
+            let views = views.clone();
+            let status = match self.tcx.item_name(def_id).as_str() {
+                "cast" | "cast_mut" | "cast_const" => Some(MapStatus::Pointer(views)),
+                "new" => Some(MapStatus::AsOption(views)),
+                "is_null" => Some(MapStatus::Test {
+                    views,
+                    failed_when: true,
+                }),
+                _ => None,
+            };
+            if let Some(status) = status {
+                self.map_status.insert((f, local), status);
+                return;
+            }
+        }
         // `status.result()?` (`Try::branch`: `Break` where it was `Err`) and `map_err(..)`
         // keep the failure at discriminant 1.
         if let Some(first) = args.first()
@@ -195,6 +239,14 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             Some(MapStatus::ErrDiscriminant(views)) => {
                 let (_, err) = targets.iter().find(|&(v, _)| v == 1)?;
                 return Some((err, views.clone()));
+            }
+            // `switchInt(discriminant(o)) -> [0: none, ..]`
+            Some(MapStatus::NoneDiscriminant(views)) => {
+                let none = targets
+                    .iter()
+                    .find(|&(v, _)| v == 0)
+                    .map_or(targets.otherwise(), |(_, b)| b);
+                return Some((none, views.clone()));
             }
             _ => return None,
         };
