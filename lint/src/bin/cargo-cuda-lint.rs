@@ -221,7 +221,11 @@ fn main() -> ExitCode {
     cmd
         // Dependencies must be compiled by the same rustc the driver is built on.
         .env("RUSTC", sysroot.join("bin").join("rustc"))
-        .env("RUSTUP_TOOLCHAIN", env!("CUDA_LINT_TOOLCHAIN"));
+        .env("RUSTUP_TOOLCHAIN", env!("CUDA_LINT_TOOLCHAIN"))
+        // Cargo keeps `rustc -vV`'s answer across runs, keyed on rustc, not on the driver: asked
+        // again each run, the driver's answer names its build, so a new cuda-lint lints again
+        // what an older one linted instead of replaying its messages.
+        .env("CARGO_CACHE_RUSTC_INFO", "0");
     let dirs = cuda_lint_protocol::driver_args::workspace_dirs(&cmd);
 
     // The C++ sources are found before cargo runs, so that a bad selection stops early.

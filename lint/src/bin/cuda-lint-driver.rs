@@ -278,10 +278,10 @@ fn main() -> ExitCode {
             has_arg(&args, "-vV") || arg_value(&args, "--print", |v| v != "crate-root-lint-levels").is_some();
         if info_query {
             rustc_driver::run_compiler(&args, &mut RustcCallbacks { args_var });
-            // Cargo fingerprints builds by this output: naming the driver's version here makes
-            // a new cuda-lint rebuild everything, never reusing incremental state it wrote.
+            // Cargo fingerprints builds by this output: naming the driver's build here makes a
+            // new cuda-lint lint everything again, never replaying what an older one reported.
             if has_arg(&args, "-vV") {
-                println!("cuda-lint-driver: {}", env!("CARGO_PKG_VERSION"));
+                println!("cuda-lint-driver: {} ({})", env!("CARGO_PKG_VERSION"), driver_build_id());
             }
             return;
         }
