@@ -281,7 +281,11 @@ fn main() -> ExitCode {
             // Cargo fingerprints builds by this output: naming the driver's build here makes a
             // new cuda-lint lint everything again, never replaying what an older one reported.
             if has_arg(&args, "-vV") {
-                println!("cuda-lint-driver: {} ({})", env!("CARGO_PKG_VERSION"), driver_build_id());
+                println!(
+                    "cuda-lint-driver: {} ({})",
+                    env!("CARGO_PKG_VERSION"),
+                    driver_build_id()
+                );
             }
             return;
         }
