@@ -2015,6 +2015,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// not a slice of a part, `&v[..k]`) and the size of every allocation it may be (`data`)
     /// is known: the least of them.
     fn whole_arg_bytes(&mut self, call: &CallSite<'_, 'tcx>, a: u8, data: &LocSet) -> Option<u64> {
+        if !self.body_scannable(call.f) {
+            return None;
+        }
         let tcx = self.tcx;
         let whole = self
             .through_helpers(call, a, |body, op| names_whole_owner(tcx, body, op, 3).then_some(()))
@@ -2159,7 +2162,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
         // A pointer the program sets to null and nothing else (what it points to, here, is a
         // placeholder for memory never given).
-        let regions = if self.is_surely_null_arg(call, a) {
+        // (Asked only where the argument reaches no memory an allocation made: a copy of a
+        // buffer the program allocated is no null pointer's.)
+        let made = data.iter().any(|l| self.locs.get(self.locs.data_root(l)).allocated);
+        let regions = if !made && self.is_surely_null_arg(call, a) {
             LocSet::single(self.locs.null_pointer(call.span))
         } else if !data.is_empty() {
             self.note_stack_sizes(&data);
@@ -2227,9 +2233,21 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
+    /// Whether the body of frame `f` is small enough for the questions answered by reading all
+    /// of it (a local's every assignment and borrow: `surely_null_in_body`,
+    /// `const_offset_in_body`, `names_whole_owner`), asked at each copy: in a larger body each
+    /// would cost as much as the body, and their answers (a null pointer, an offset) are left
+    /// unknown there, which only ever means no finding.
+    fn body_scannable(&self, f: FrameId) -> bool {
+        self.frames[f.0 as usize].body.basic_blocks.len() <= MAX_SCANNED_BLOCKS
+    }
+
     /// How far past its memory's pointer argument `a` points, where that is a sum of constants
     /// (see `const_offset_in_body`).
     fn const_offset_arg(&self, call: &CallSite<'_, 'tcx>, a: u8) -> Option<u64> {
+        if !self.body_scannable(call.f) {
+            return None;
+        }
         let tcx = self.tcx;
         let env = self.typing_env;
         self.through_helpers(call, a, |body, op| const_offset_in_body(tcx, env, body, op, 6))
@@ -2240,6 +2258,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// program, through locals that nothing borrows or assigns otherwise, followed through
     /// inlined helpers' parameters to what their callers pass.
     fn is_surely_null_arg(&self, call: &CallSite<'_, 'tcx>, a: u8) -> bool {
+        if !self.body_scannable(call.f) {
+            return false;
+        }
         let tcx = self.tcx;
         let env = self.typing_env;
         let rs = self.rs;
@@ -2538,6 +2559,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     /// never given memory since).
     fn surely_null_variables(&self, sources: &LocSet) -> bool {
         !sources.is_empty()
+            && sources.iter().all(|l| match self.locs.get(l).root {
+                Root::Local { frame, .. } => self.body_scannable(frame),
+                _ => true,
+            })
             && sources.iter().all(|l| {
                 let d = self.locs.get(l);
                 match d.root {
@@ -3033,6 +3058,9 @@ fn copied_place<'tcx>(body: &Body<'tcx>, op: &Operand<'tcx>, depth: u32) -> Opti
     }
     found.or(Some(place))
 }
+
+/// The most blocks of a body read whole at each copy (see `Interp::body_scannable`).
+const MAX_SCANNED_BLOCKS: usize = 1500;
 
 /// The launch functions whose parameter array holds pointers to the arguments' values, which
 /// they read.
