@@ -29,7 +29,8 @@ declare_lint! {
     /// that is not a constant is not judged; nor is memory that may be several allocations of
     /// different sizes, unless every one of them is too small. Two-dimensional copies are not
     /// judged. In Rust a `Vec` is judged by the length it was made with (`vec![x; N]`) until
-    /// a call may grow it.
+    /// a call may grow it; in a function of more than 1,500 basic blocks, offsets and whole
+    /// slices are not followed (each would cost a read of the whole function at each copy).
     ///
     /// ### Example
     /// ```rust,ignore

@@ -28,7 +28,8 @@ declare_lint! {
     /// is handed to code the analysis cannot see, which may allocate it. In Rust, a null
     /// pointer is one the program writes (`0`, `null_mut()`) into a variable, a field of a
     /// struct it builds, or a private `static`, and never changes, borrows mutably or hands on:
-    /// a value a struct gets in another method is not followed.
+    /// a value a struct gets in another method is not followed; nor, in a function of more
+    /// than 1,500 basic blocks, is any of this (it costs a read of the whole function).
     ///
     /// ### Example
     /// ```rust,ignore
