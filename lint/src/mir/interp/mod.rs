@@ -34,6 +34,7 @@ use cuda_lint_machine::{Access, DerefRole, Event, InFlight, Kernel, Machine, OpI
 mod calls;
 mod effects;
 mod events;
+mod local_facts;
 mod map_status;
 mod report;
 
