@@ -13,6 +13,11 @@ const MAX_SIZE_DEPTH: u32 = 6;
 
 /// The named integer constants of a file: `constexpr`/`const` variables with an initializer,
 /// object-like `#define`s, enumerators with a value. By name, the value's text.
+///
+/// Names are read without scopes, so a name the file gives another meaning too is left out: a
+/// function's parameter (`allocate(size_t bytes)`, whose value is its argument's), another
+/// variable of that name, or a constant of that name with another value (`const size_t bytes`
+/// in two functions).
 pub(super) fn constants<'s>(
     root: Node<'_>,
     src: &'s str,
@@ -20,6 +25,8 @@ pub(super) fn constants<'s>(
 ) -> HashMap<&'s str, &'s str> {
     let text = |n: Node<'_>| -> &'s str { &src[n.start_byte()..n.end_byte()] };
     let mut out = HashMap::new();
+    // Names with another meaning somewhere in the file.
+    let mut other: std::collections::HashSet<&'s str> = std::collections::HashSet::new();
     let mut stack = vec![root];
     let mut steps = 0usize;
     while let Some(n) = stack.pop() {
@@ -35,17 +42,42 @@ pub(super) fn constants<'s>(
             "declaration" | "field_declaration" => {
                 let head = text(n).split('=').next().unwrap_or("");
                 let constant = head.split_whitespace().any(|w| matches!(w, "const" | "constexpr"));
-                if constant {
-                    let mut c = n.walk();
-                    for d in n.children_by_field_name("declarator", &mut c) {
-                        if let (Some(name), Some(value)) = (d.field("declarator"), d.field("value"))
-                            && name.kind() == "identifier"
-                        {
-                            out.entry(text(name)).or_insert(text(value));
+                let mut c = n.walk();
+                for d in n.children_by_field_name("declarator", &mut c) {
+                    match (d.field("declarator"), d.field("value")) {
+                        (Some(name), Some(value)) if constant && name.kind() == "identifier" => {
+                            let value = text(value);
+                            if out.get(text(name)).is_some_and(|v| *v != value) {
+                                other.insert(text(name));
+                            }
+                            out.entry(text(name)).or_insert(value);
+                        }
+                        (Some(name), _) if name.kind() == "identifier" => {
+                            other.insert(text(name));
+                        }
+                        _ if d.kind() == "identifier" => {
+                            other.insert(text(d));
+                        }
+                        _ => {}
+                    }
+                }
+                if constant && let (Some(d), Some(v)) = (n.field("declarator"), n.field("default_value")) {
+                    out.entry(text(d)).or_insert(text(v));
+                }
+                continue;
+            }
+            "parameter_declaration" | "optional_parameter_declaration" => {
+                if let Some(d) = n.field("declarator") {
+                    let mut d = d;
+                    // `size_t* n`, `const T& n`, `float n[]`: the name under the declarators.
+                    for _ in 0..8 {
+                        match d.field("declarator") {
+                            Some(inner) => d = inner,
+                            None => break,
                         }
                     }
-                    if let (Some(d), Some(v)) = (n.field("declarator"), n.field("default_value")) {
-                        out.entry(text(d)).or_insert(text(v));
+                    if d.kind() == "identifier" {
+                        other.insert(text(d));
                     }
                 }
                 continue;
@@ -69,6 +101,7 @@ pub(super) fn constants<'s>(
         let children: Vec<Node> = n.named_children(&mut c).collect();
         stack.extend(children.into_iter().rev());
     }
+    out.retain(|name, _| !other.contains(name));
     out
 }
 
@@ -141,9 +174,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         if let Some(n) = self.byte_count_at(value, depth + 1) {
             return Some(n);
         }
-        // `static_cast<size_t>(256)`, `(size_t)256`.
-        let value = value.rsplit(['(', '>']).next().unwrap_or(value).trim_end_matches(')');
-        self.byte_count_at(value, depth + 1)
+        // `static_cast<size_t>(256)`, `(size_t)256`: a cast, and nothing else, before the value
+        // (not `(n + k - 1) / (k)`, whose last parenthesis holds only part of it).
+        let cut = value.rfind(['(', '>'])?;
+        let (head, tail) = value.split_at(cut + 1);
+        if head.contains(['+', '-', '*', '/', '%', '?', '&', '|', '^', '=']) {
+            return None;
+        }
+        self.byte_count_at(tail.trim_end_matches(')'), depth + 1)
     }
 
     /// The bytes of the one local object a copy's host argument is the address of (`&out` for

@@ -153,3 +153,38 @@ void ok_each_half_into_its_symbol(const float* packed) {
 void ok_pointer_symbol(float* d) {
     cudaMemcpyToSymbol(d_table_ptr, &d, sizeof(float*));
 }
+
+// An allocator helper sized by its parameter: `bytes` is the argument of each call, not the
+// local constant of that name another function declares (names are not read across scopes).
+static void* pool_allocate(size_t bytes) {
+    void* p = nullptr;
+    cudaMalloc(&p, bytes);
+    return p;
+}
+
+static void upload_row_scales(const float* h_scales, int rows) {
+    const size_t bytes = static_cast<size_t>(rows) * sizeof(float);
+    float* d_scales = static_cast<float*>(pool_allocate(bytes));
+    cudaMemcpy(d_scales, h_scales, bytes, cudaMemcpyHostToDevice);
+    cudaFree(d_scales);
+}
+
+void ok_helper_allocates_each_size_asked(const float* h_x, const float* h_scales) {
+    const int rows = 512, cols = 1024;
+    const size_t n = static_cast<size_t>(rows) * cols;
+    float* d_x = static_cast<float*>(pool_allocate(n * sizeof(float)));
+    cudaMemcpy(d_x, h_x, n * sizeof(float), cudaMemcpyHostToDevice);
+    upload_row_scales(h_scales, rows);
+    cudaFree(d_x);
+}
+
+// A count computed from a value the file does not fix (`(n + k - 1) / k` of a runtime `n`) is
+// not the constant inside its last parentheses.
+void ok_count_of_a_runtime_value(int argc, const float* h_src) {
+    const int total = argc > 1 ? 4096 * argc : 4096;
+    const int groups = (total + 4095) / (4096);
+    float* d = nullptr;
+    cudaMalloc(&d, 64 * sizeof(float));
+    cudaMemcpy(d, h_src, groups * sizeof(float), cudaMemcpyHostToDevice);
+    cudaFree(d);
+}
