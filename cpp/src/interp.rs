@@ -69,6 +69,8 @@ struct LocInfo {
     /// Made by a call that runs in a loop (here or in a caller): one of many buffers the
     /// analysis does not tell apart (a ring's slots, a pool).
     many: bool,
+    /// Made in a stream's order (`cudaMallocAsync`): `cudaFree` of it waits for nothing.
+    on_stream: bool,
 }
 
 #[derive(Clone, Default, PartialEq)]
@@ -377,6 +379,11 @@ pub struct FileAnalysis<'s, 't> {
     inlined: Vec<&'s str>,
     /// For each function run inline: the paths that returned, joined, and what they returned.
     returns: Vec<(Option<Flow>, LocSet)>,
+    /// Per function run inline (as `returns`), the machine's state at its returns on paths
+    /// where no CUDA call failed; once it is back, by the call's start byte: a test of the
+    /// call's result (`if (!solver.init(..))`) goes on from those on its success branch.
+    ok_returns: Vec<Option<State>>,
+    ok_exits: HashMap<u32, State>,
     /// The file's classes and type aliases ([`objects`]).
     classes: objects::Classes<'s, 't>,
     /// The class of each object made from one.
@@ -469,6 +476,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             functions: HashMap::new(),
             inlined: Vec::new(),
             returns: Vec::new(),
+            ok_returns: Vec::new(),
+            ok_exits: HashMap::new(),
             classes: objects::Classes::default(),
             object_class: HashMap::new(),
             member_locs: HashMap::new(),
@@ -926,10 +935,22 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// of the call itself: `direct`), nothing the call started happened: its work is not
     /// running, its mapping not made.
     fn failed_branch(&self, cond: Node<'t>, direct: &Started, taken: bool, flow: &mut Flow) {
-        let Some((subject, failed_when)) = failure_test(cond, self.src) else {
+        let Some((subject, mut failed_when)) = failure_test(cond, self.src) else {
             return;
         };
+        // A `bool` says success by `true` (`if (!solver.init(..)) return 1;`), where a status
+        // says it by 0: the same test means the other branch.
+        if self.is_bool_result(subject) && !is_comparison(cond) {
+            failed_when = !failed_when;
+        }
         if taken != failed_when {
+            // The call succeeded: its exits where a CUDA call failed are not this path's.
+            if subject.kind() == "call_expression"
+                && let Some(m) = self.ok_exits.get(&(subject.start_byte() as u32))
+            {
+                flow.m = m.clone();
+                flow.failing = false;
+            }
             return;
         }
         let started = if subject.kind() == "identifier" {
@@ -943,6 +964,57 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             return;
         };
         self.undo_failed(&started, flow);
+    }
+
+    /// A function run inline at `call` is back: keeps the state of its exits where no CUDA call
+    /// failed.
+    fn note_ok_exit(&mut self, call: Node<'t>, returned: &Option<Flow>, end: &Flow) {
+        let mut ok = self.ok_returns.pop().flatten();
+        // Falling off the body's end is an exit too.
+        if !end.dead && !end.failing {
+            match &mut ok {
+                Some(m) => {
+                    m.join(&end.m);
+                }
+                None => ok = Some(end.m.clone()),
+            }
+        }
+        let key = call.start_byte() as u32;
+        match ok {
+            Some(m) if returned.is_some() || !end.dead => {
+                self.ok_exits.insert(key, m);
+            }
+            _ => {
+                self.ok_exits.remove(&key);
+            }
+        }
+    }
+
+    /// Whether `subject` (a variable, or a call of the file's own function or method) is a
+    /// `bool`: success is `true`.
+    fn is_bool_result(&self, subject: Node<'t>) -> bool {
+        let returns_bool = |def: &Node<'t>| def.field("type").is_some_and(|t| self.text(t).trim() == "bool");
+        match subject.kind() {
+            "identifier" => self
+                .var_types
+                .get(self.text(subject))
+                .is_some_and(|(ty, dims, pointer)| ty.trim() == "bool" && dims.is_empty() && !pointer),
+            "call_expression" => {
+                let Some(f) = subject.field("function") else {
+                    return false;
+                };
+                let name = callee_name(f, self.src);
+                let name = name.rsplit(['.', ':', '>']).next().unwrap_or(&name).trim();
+                self.functions.get(name).is_some_and(returns_bool)
+                    || self
+                        .classes
+                        .by_name
+                        .values()
+                        .filter_map(|c| c.methods.get(name))
+                        .any(returns_bool)
+            }
+            _ => false,
+        }
     }
 
     /// What calls that failed `started` did not do: their work is not running, their mappings
@@ -1067,12 +1139,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.call_sites.push(call.start_byte() as u32);
         self.call_nodes.push(call);
         self.returns.push((None, LocSet::new()));
+        self.ok_returns.push(None);
         if let Some(this) = this {
             flow.vars.insert("this".into(), this);
             self.run_initializers(def, flow);
         }
         self.statement(body, flow);
         let (returned, ret) = self.returns.pop().unwrap_or_default();
+        self.note_ok_exit(call, &returned, flow);
         self.call_sites.pop();
         self.call_nodes.pop();
         self.inlined.pop();
@@ -1157,8 +1231,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.call_sites.push(call.start_byte() as u32);
         self.call_nodes.push(call);
         self.returns.push((None, LocSet::new()));
+        self.ok_returns.push(None);
         self.statement(body, flow);
         let (returned, ret) = self.returns.pop().unwrap_or_default();
+        self.note_ok_exit(call, &returned, flow);
         self.call_sites.pop();
         self.call_nodes.pop();
         self.inlined.pop();
@@ -1355,6 +1431,23 @@ fn declared_name(n: Node<'_>, src: &str) -> Option<String> {
 /// A test of a CUDA status: the status (a variable or a call) and whether the test holds when
 /// the call failed. `x != cudaSuccess`, `x != CUDA_SUCCESS`, `x != 0`, `x` hold on failure;
 /// `x == cudaSuccess`, `!x` hold on success.
+/// Whether the condition compares its subject with a constant (`x != cudaSuccess`), rather than
+/// testing it as it is (`x`, `!x`).
+fn is_comparison(cond: Node<'_>) -> bool {
+    let mut cur = cond;
+    for _ in 0..4 {
+        if cur.kind() == "condition_clause" || cur.kind() == "parenthesized_expression" {
+            match cur.named_child(0) {
+                Some(c) => cur = c,
+                None => return false,
+            }
+        } else {
+            break;
+        }
+    }
+    cur.kind() == "binary_expression"
+}
+
 fn failure_test<'t>(cond: Node<'t>, src: &str) -> Option<(Node<'t>, bool)> {
     let text = |n: Node<'_>| n.utf8_text(src.as_bytes()).unwrap_or("").trim().to_string();
     let mut cur = cond;

@@ -20,7 +20,7 @@ const USAGE: &str = "usage: cuda-lint check [--message-format human|short|json|s
                      \x20                      [--define NAME[=VALUE]]... [--undefine NAME]... [-I DIR]... [-p BUILD_DIR] [PATH...]\n\
                      checks the CUDA C++ host code in the .cu, .cuh, .cpp, .cc, .cxx, .c, .h and .hpp files under each path\n\
                      (binary files are skipped)\n\
-                     -W/-A/-D LINT: warn about, allow or deny a lint or a group (correctness, perf, pedantic, all),\n\
+                     -W/-A/-D LINT: warn about, allow or deny a lint or a group (correctness, suspicious, perf, pedantic, all),\n\
                      \x20   after cuda-lint.toml's [lints]: -D cuda_lint::perf, -W cuda_lint::unverified\n\
                      --write-baseline FILE: record today's findings in FILE (JSON) and report none of them\n\
                      --baseline FILE: report only the findings FILE does not hold, in every format; how many it held\n\

@@ -136,7 +136,8 @@ fn zero_fill_sync(ctx: &Context, ptr: sys::CUdeviceptr, bytes: usize) -> Result<
 // DeviceBuffer
 // ---------------------------------------------------------------------------------------------
 
-/// Device memory for `len` values of `T` (`cuMemAlloc_v2`, freed with `cuMemFree_v2` on drop).
+/// Device memory for `len` values of `T` (`cuMemAlloc_v2`; on drop, `cuCtxSynchronize` then
+/// `cuMemFree_v2`: the work that may still use it is waited for, which `cuMemFree` does not promise).
 ///
 /// The host cannot read it: use the copies of [`crate::Stream`]. `Send`/`Sync` when `T` is: the
 /// buffer is an address plus a [`Context`], and writes go through `&mut self`.
@@ -204,8 +205,11 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
 impl<T: DeviceRepr> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
         if self.ptr != 0 && self.ctx.bind_to_thread().is_ok() {
+            // `cuMemFree` "may perform implicit synchronization", no more: wait for the work
+            // that may still use the memory first, as the type promises.
             // SAFETY: owned allocation of this context. Errors are ignored (cannot return them).
             unsafe {
+                let _ = sys::cuCtxSynchronize();
                 let _ = sys::cuMemFree_v2(self.ptr);
             }
         }
@@ -386,8 +390,10 @@ impl<T: DeviceRepr> DerefMut for PinnedBuffer<T> {
 impl<T: DeviceRepr> Drop for PinnedBuffer<T> {
     fn drop(&mut self) {
         if self.allocated && self.ctx.bind_to_thread().is_ok() {
-            // SAFETY: owned cuMemHostAlloc allocation. Errors are ignored.
+            // SAFETY: owned cuMemHostAlloc allocation. Errors are ignored. The context's work
+            // is waited for first (`cuMemFreeHost` promises no synchronization).
             unsafe {
+                let _ = sys::cuCtxSynchronize();
                 let _ = sys::cuMemFreeHost(self.ptr.as_ptr().cast());
             }
         }
@@ -499,8 +505,10 @@ impl<T: DeviceRepr> DerefMut for RegisteredHost<'_, T> {
 impl<T: DeviceRepr> Drop for RegisteredHost<'_, T> {
     fn drop(&mut self) {
         if self.registered && self.ctx.bind_to_thread().is_ok() {
-            // SAFETY: this range was registered by register_host. Errors are ignored.
+            // SAFETY: this range was registered by register_host. Errors are ignored. The
+            // context's work is waited for first: the range becomes pageable again.
             unsafe {
+                let _ = sys::cuCtxSynchronize();
                 let _ = sys::cuMemHostUnregister(self.ptr.as_ptr().cast());
             }
         }
@@ -607,8 +615,10 @@ impl<T: DeviceRepr> DerefMut for ManagedBuffer<T> {
 impl<T: DeviceRepr> Drop for ManagedBuffer<T> {
     fn drop(&mut self) {
         if self.ptr != 0 && self.ctx.bind_to_thread().is_ok() {
-            // SAFETY: owned allocation. Errors are ignored.
+            // SAFETY: owned allocation. Errors are ignored. The context's work is waited for
+            // first (`cuMemFree` promises no synchronization).
             unsafe {
+                let _ = sys::cuCtxSynchronize();
                 let _ = sys::cuMemFree_v2(self.ptr);
             }
         }

@@ -461,11 +461,16 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     let m = self.memory(&arg(host));
                     self.store_values_out(args.get(out).copied(), &m, flow);
                 }
-                // Known, and nothing the C++ front end follows: the stream a pool allocation
-                // belongs to, contexts, modules (C++ launches are read from `<<<>>>`;
-                // `cudaLaunchKernel` is read before, by `launch_through_api`), batch copies.
+                // Made in a stream's order: which stream is not followed, that it was is.
+                Effect::AllocatedOn(_) => {
+                    if let Some(l) = made {
+                        self.locs[l.0 as usize].on_stream = true;
+                    }
+                }
+                // Known, and nothing the C++ front end follows: contexts, modules (C++ launches
+                // are read from `<<<>>>`; `cudaLaunchKernel` is read before, by
+                // `launch_through_api`), batch copies.
                 Effect::NoAccess
-                | Effect::AllocatedOn(_)
                 | Effect::ContextOut { .. }
                 | Effect::LoadModule { .. }
                 | Effect::GetFunction { .. }
@@ -491,19 +496,39 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 Effect::Returns { kind } => {
                     ret.insert(self.loc_at(n, "alloc", Some(kind), None, true));
                 }
-                Effect::Free { mem, by, waits } => {
+                Effect::Free {
+                    mem,
+                    by,
+                    waits_implicitly,
+                } => {
                     let m = self.memory(&arg(mem));
+                    // Whatever it frees, a pointer the analysis cannot name too (a parameter),
+                    // the driver synchronizes the device; a null pointer frees nothing.
+                    let null_text = args
+                        .get(mem)
+                        .is_some_and(|a| matches!(self.text(*a).trim(), "0" | "NULL" | "nullptr"));
+                    let may_free_something =
+                        !null_text && (arg(mem).is_empty() || arg(mem).iter().any(|l| l != self.null));
                     if m.is_empty() {
+                        if waits_implicitly && may_free_something {
+                            self.machine.wait_implicitly(&mut flow.m);
+                        }
                         continue;
                     }
                     if !arg(mem).contains(self.unknown) {
                         self.emit(n, Event::Dealloc { regions: &m, by }, flow);
                     }
+                    // Of memory made in a stream's order, `cudaFree` "will not perform any
+                    // implicit synchronization": a free at once.
+                    let waits_implicitly =
+                        waits_implicitly && !m.iter().all(|l| self.locs[self.root_of(l).0 as usize].on_stream);
+                    if waits_implicitly {
+                        // The driver synchronizes the device here; no documentation says it must.
+                        self.emit(n, Event::ImplicitWait { regions: &m }, flow);
+                        self.machine.wait_implicitly(&mut flow.m);
+                    }
                     self.machine.released(&mut flow.m, &m, &self.regions());
-                    if waits {
-                        let users = self.machine.users(&flow.m, &m, &self.regions());
-                        flow.m.finish(&users);
-                    } else {
+                    if !waits_implicitly {
                         self.emit(
                             n,
                             Event::HostAccess {
@@ -658,8 +683,21 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         stream.and_then(|i| args.get(i).copied()),
                         flow,
                     );
+                    // Into pageable memory an asynchronous copy "might be synchronous with respect
+                    // to host": the driver waits for the stream and copies before returning,
+                    // which what relies on it does by an implementation's accident.
+                    let into_pageable = dir == Dir::DeviceToHost
+                        && !d.is_empty()
+                        && d.iter().all(|l| {
+                            self.locs[l.0 as usize].kind == Some(MemKind::Pageable)
+                                && !flow.m.registered_may.contains(self.root_of(l))
+                                && !flow.m.registered_may.contains(l)
+                        });
                     if stream.is_none() {
                         self.machine.sync_streams(&mut flow.m, &streams);
+                    } else if into_pageable && !captured {
+                        let work = self.machine.stream_work(&flow.m, &streams);
+                        self.machine.wait_implicitly_for(&mut flow.m, &work);
                     }
                 }
                 Effect::Memset { dst, stream } => {

@@ -792,6 +792,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             copies_on_access: false,
             any_offset: false,
             many: false,
+            on_stream: false,
             bytes: None,
         });
         l

@@ -158,6 +158,16 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 None => *returned = Some(flow.clone()),
             }
         }
+        if !flow.failing
+            && let Some(ok) = self.ok_returns.last_mut()
+        {
+            match ok {
+                Some(m) => {
+                    m.join(&flow.m);
+                }
+                None => *ok = Some(flow.m.clone()),
+            }
+        }
         flow.dead = true;
     }
 

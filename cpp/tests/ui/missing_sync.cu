@@ -525,14 +525,15 @@ void ok_pageable_upload_buffer_reused_right_after_the_call(int n, cudaStream_t s
     free(h);
 }
 
-// Pageable memory: the download returns once the copy is done.
+// Pageable memory: the download returns once the copy is done, so no race (that the driver
+// copies to pageable memory synchronously is what `relies_on_implicit_sync` points out).
 float ok_pageable_download_read_right_after_the_call(int n, cudaStream_t s) {
     std::vector<float> out(n);
     float* d;
     cudaMalloc(&d, n * sizeof(float));
     produce<<<(n + 255) / 256, 256, 0, s>>>(d, n);
     cudaMemcpyAsync(out.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost, s); //~ pageable_async_copy
-    return out[0];
+    return out[0]; //~ relies_on_implicit_sync
 }
 
 // Managed memory read after its stream is synchronized.
@@ -772,4 +773,31 @@ int host_reads_what_a_kernel_also_stores(cudaStream_t s) {
     int seen = counters[1]; //~ missing_sync
     cudaStreamSynchronize(s);
     return seen;
+}
+
+// A method that says success with `true`: after `if (!..init()) return`, the path goes on from
+// the method's successful returns, and what it enqueued is still running there.
+class Readback {
+public:
+    bool init(int n) {
+        n_ = n;
+        if (cudaStreamCreate(&s_) != cudaSuccess) return false;
+        if (cudaMallocHost(&h_, n * sizeof(float)) != cudaSuccess) return false;
+        if (cudaMalloc(&d_, n * sizeof(float)) != cudaSuccess) return false;
+        produce<<<(n + 255) / 256, 256, 0, s_>>>(d_, n);
+        cudaMemcpyAsync(h_, d_, n * sizeof(float), cudaMemcpyDeviceToHost, s_);
+        return true;
+    }
+    float* h_ = nullptr;
+    float* d_ = nullptr;
+    cudaStream_t s_;
+    int n_ = 0;
+};
+
+float fires_read_after_a_bool_init_succeeded(int n) {
+    Readback r;
+    if (!r.init(n)) {
+        return 0.0f;
+    }
+    return r.h_[0]; //~ missing_sync
 }

@@ -254,7 +254,7 @@ void unverified_managed_read_while_a_kernel_of_another_file_runs(int n) {
     defined_elsewhere<<<1, 128>>>(m, n);
     float first = m[0];
     printf("%f\n", first);
-    cudaFree(m);
+    cudaFree(m); //~ relies_on_implicit_sync
 }
 
 // The snippets above leave out uploads, copies back and frees that are not what they test.

@@ -81,7 +81,7 @@ void ok_uploaded_on_one_branch(bool warm, const std::vector<float>& guess, float
         cudaMemcpy(d_g, guess.data(), N * sizeof(float), cudaMemcpyHostToDevice);
     }
     mult<<<N / 256, 256>>>(d_g, d_g, d_c, N);
-    cudaFree(d_g);
+    cudaFree(d_g); //~ relies_on_implicit_sync
 }
 
 void ok_managed_memory_written_by_the_host(std::vector<float>& out) {

@@ -60,6 +60,6 @@ void ok_library_reads_it(const std::vector<float>& h) {
     cudaMemcpy(d_in, h.data(), N * sizeof(float), cudaMemcpyHostToDevice);
     square<<<N / 256, 256>>>(d_in, d_out, N);
     consume(d_out, N);
-    cudaFree(d_in);
+    cudaFree(d_in); //~ relies_on_implicit_sync
     cudaFree(d_out);
 }

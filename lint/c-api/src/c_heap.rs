@@ -52,7 +52,7 @@ pub(crate) static FUNCTIONS: &[Function] = &[
         &[Free {
             mem: 0,
             by: Allocator::CHeap,
-            waits: false,
+            waits_implicitly: false,
         }],
     ),
     c(

@@ -124,7 +124,7 @@ pub(crate) static FUNCTIONS: &[Function] = &[
         &[Free {
             mem: 0,
             by: Allocator::Device,
-            waits: true,
+            waits_implicitly: true,
         }],
     ),
     cu(
@@ -133,7 +133,7 @@ pub(crate) static FUNCTIONS: &[Function] = &[
         &[Free {
             mem: 0,
             by: Allocator::PinnedHost,
-            waits: true,
+            waits_implicitly: true,
         }],
     ),
     cu(&["cuMemFreeAsync"], 2, &[FreeOnStream { mem: 0, stream: 1 }]),

@@ -78,12 +78,13 @@ pub enum Effect {
         flags: Arg,
         stream: Arg,
     },
-    /// Releases the memory of argument `mem`, which `by` must have made; `waits`: after the
-    /// device's work using it (`cudaFree`), else at once (`free`).
+    /// Releases the memory of argument `mem`, which `by` must have made; `waits_implicitly`:
+    /// after the device's work, by a synchronization the driver performs but no documentation
+    /// promises (`cudaFree`: "may perform implicit synchronization"), else at once (`free`).
     Free {
         mem: Arg,
         by: Allocator,
-        waits: bool,
+        waits_implicitly: bool,
     },
     /// Releases device memory in the order of `stream` (`cudaFreeAsync`).
     FreeOnStream {

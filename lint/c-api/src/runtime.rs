@@ -129,7 +129,7 @@ pub(crate) static FUNCTIONS: &[Function] = &[
         &[Free {
             mem: 0,
             by: Allocator::Device,
-            waits: true,
+            waits_implicitly: true,
         }],
     ),
     rt(
@@ -138,7 +138,7 @@ pub(crate) static FUNCTIONS: &[Function] = &[
         &[Free {
             mem: 0,
             by: Allocator::PinnedHost,
-            waits: true,
+            waits_implicitly: true,
         }],
     ),
     rt(&["cudaFreeAsync"], 2, &[FreeOnStream { mem: 0, stream: 1 }]),

@@ -103,6 +103,7 @@ pub fn first_per_mistake<S: Copy + Eq + std::hash::Hash, K: Eq + std::hash::Hash
     let once = [
         &crate::lints::host_deref_device_ptr::HOST_DEREF_DEVICE_PTR,
         &crate::lints::missing_sync::MISSING_SYNC,
+        &crate::lints::relies_on_implicit_sync::RELIES_ON_IMPLICIT_SYNC,
         &crate::lints::write_combined_host_read::WRITE_COMBINED_HOST_READ,
         &crate::lints::managed_concurrent_access::MANAGED_CONCURRENT_ACCESS,
         // Memory nothing wrote: one missing upload, however many reads meet it.

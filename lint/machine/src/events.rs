@@ -59,6 +59,11 @@ pub enum Event<'e, S> {
     /// `regions` are released by a function of `by` (`cuMemFree`: [`Allocator::Device`]),
     /// before the release itself.
     Dealloc { regions: &'e LocSet, by: Allocator },
+    /// A free that makes the host wait for the device only because the driver happens to
+    /// (`cudaFree`, `cuMemFree`, `cudaFreeHost`, `cuMemFreeHost`), before the machine takes the
+    /// work in flight as waited for ([`crate::Machine::wait_implicitly`]): `regions` is the
+    /// memory it frees.
+    ImplicitWait { regions: &'e LocSet },
     /// Host memory is unregistered (`cuMemHostUnregister`), before the machine unregisters it.
     Unregister { regions: &'e LocSet },
     /// A copy, a memset or a kernel will dereference the memory an argument names (`regions`):

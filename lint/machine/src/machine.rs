@@ -39,6 +39,7 @@ impl Machine {
             notes: Vec::new(),
             host_in_stream_order: false,
             writes_unseen: false,
+            blocking: false,
         });
         id
     }
@@ -67,6 +68,11 @@ impl Machine {
     /// [`Op::host_in_stream_order`]).
     pub fn set_host_in_stream_order(&mut self, op: OpId) {
         self.ops[op.0 as usize].host_in_stream_order = true;
+    }
+
+    /// `op` was enqueued by a synchronous call (see [`Op::blocking`]).
+    pub fn set_blocking(&mut self, op: OpId) {
+        self.ops[op.0 as usize].blocking = true;
     }
 
     /// `op`'s writes are assumed, not seen (see [`Op::writes_unseen`]).
@@ -363,7 +369,39 @@ impl Machine {
     /// the loop did not run, the collection being empty (see
     /// [`State::waited_over_collection`]).
     pub fn may_be_running<X: Ext>(&self, st: &State<X>, op: OpId) -> bool {
-        st.inflight_may.contains(op) && (st.inflight_must.contains(op) || !st.waited_over.contains(op))
+        st.inflight_may.contains(op)
+            && (st.inflight_must.contains(op) || !st.waited_over.contains(op))
+            && !st.implicitly_waited.contains(op)
+    }
+
+    /// Whether `op` may still be running here as far as any CUDA documentation says, the host
+    /// having waited for it only through a call that happens to synchronize (see
+    /// [`Machine::wait_implicitly`]).
+    pub fn only_implicitly_waited<X: Ext>(&self, st: &State<X>, op: OpId) -> bool {
+        st.inflight_may.contains(op)
+            && (st.inflight_must.contains(op) || !st.waited_over.contains(op))
+            && st.implicitly_waited.contains(op)
+    }
+
+    /// A call that synchronizes the device only by an implementation's accident (`cudaFree`,
+    /// `cuMemFree`: "may perform implicit synchronization"): every operation is done in
+    /// practice, and stays in flight as far as the documentation goes, for
+    /// `relies_on_implicit_sync` to tell what relies on it.
+    pub fn wait_implicitly<X: Ext>(&self, st: &mut State<X>) {
+        let running = st.inflight_may.clone();
+        self.wait_implicitly_for(st, &running);
+    }
+
+    /// The host waits for `ops` by an implementation's accident: an asynchronous copy into
+    /// pageable memory, which "might be synchronous", waits for its stream's work.
+    pub fn wait_implicitly_for<X: Ext>(&self, st: &mut State<X>, ops: &OpSet) {
+        let running: OpSet = ops.iter().filter(|op| self.may_be_running(st, *op)).collect();
+        st.implicitly_waited.union_with(&running);
+    }
+
+    /// The work a synchronize of `streams` would finish (see [`Machine::sync_streams`]).
+    pub fn stream_work<X: Ext>(&self, st: &State<X>, streams: &LocSet) -> OpSet {
+        self.done_by_stream_sync(st, streams)
     }
 
     /// A free that waits for the device first (`cuMemFree`, `cuMemHostUnregister`): the work

@@ -59,8 +59,13 @@ pub enum Dir {
 /// What dropping or freeing memory does with work still using it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum FreeKind {
-    /// Waits for the device before releasing (`cuMemFree`, `cuMemFreeHost`, unregistering).
+    /// Waits for the work using the memory before releasing, as its API documents (this
+    /// project's runtime layer, cudarc's `PinnedHostSlice`, unregistering).
     Waits,
+    /// Waits for the device before releasing only because the driver happens to (`cudaFree`,
+    /// `cuMemFree`, `cudaFreeHost`, `cuMemFreeHost`: they "may perform implicit
+    /// synchronization", no more): what relies on it is `relies_on_implicit_sync`'s.
+    WaitsImplicitly,
     /// Releases at once; work still using the memory reads or writes freed memory.
     Immediate,
     /// Released in the order of the stream the memory was allocated on (`cuMemFreeAsync`, a

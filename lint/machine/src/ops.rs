@@ -57,6 +57,10 @@ pub struct Op {
     /// Its writes are assumed, not seen: a kernel whose source the analysis could not read is
     /// taken to write every argument. A finding that rests on them alone is `unverified`'s.
     pub writes_unseen: bool,
+    /// Enqueued by a call its API calls synchronous (`cudaMemcpy`, `cudaMemset`, `cuMemsetD8`):
+    /// what may still run of it after the call (a memset of device memory, the DMA of an upload
+    /// staged from pageable memory) is not work the code is expected to wait for.
+    pub blocking: bool,
 }
 
 impl Op {

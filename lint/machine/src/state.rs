@@ -38,6 +38,10 @@ pub struct State<X = ()> {
     /// Operations the host waited for on some path since they last started (on other paths
     /// they may still run, or never started: the first turn of a loop).
     pub finished_may: OpSet,
+    /// Operations the host waited for only through a call no CUDA documentation says waits
+    /// (`cudaFree`'s device synchronization, an implementation detail), on every path where
+    /// they may still run: formally still in flight, in practice done.
+    pub implicitly_waited: OpSet,
     /// For each event object, the operations recorded before it (on every path).
     pub event_covers: BTreeMap<Loc, OpSet>,
     /// For each stream object, the operations it waits for through events (on every path).
@@ -111,6 +115,12 @@ impl<X: Ext> State<X> {
             &other.items_apart,
             &other.inflight_may,
         );
+        changed |= meet_set(
+            &mut self.implicitly_waited,
+            &self.inflight_may,
+            &other.implicitly_waited,
+            &other.inflight_may,
+        );
         changed |= self.inflight_may.union_with(&other.inflight_may);
         changed |= intersect_changed(&mut self.inflight_must, &other.inflight_must);
         changed |= self.waited_over.union_with(&other.waited_over);
@@ -149,6 +159,7 @@ impl<X: Ext> State<X> {
         self.inflight_may.insert(op);
         self.inflight_must.insert(op);
         self.waited_over.subtract(&again);
+        self.implicitly_waited.subtract(&again);
         self.finished_may.subtract(&again);
         self.ext.started(op);
     }
@@ -181,6 +192,7 @@ impl<X: Ext> State<X> {
         }
         self.inflight_may.subtract(ops);
         self.inflight_must.subtract(ops);
+        self.implicitly_waited.subtract(ops);
         for covered in self.event_covers.values_mut() {
             covered.subtract(ops);
         }
@@ -193,6 +205,18 @@ impl<X: Ext> State<X> {
             waited.subtract(ops);
         }
         self.ext.finished(ops);
+    }
+
+    /// Operations the path now knows never started (the call that enqueued them failed): as
+    /// [`State::finish`], but nobody waited for them.
+    pub fn never_started(&mut self, ops: &OpSet) {
+        if ops.is_empty() {
+            return;
+        }
+        let finished_before = self.finished_may.clone();
+        self.finish(ops);
+        self.finished_may = finished_before;
+        self.finished_may.subtract(ops);
     }
 
     /// Whether the host may have waited for `op` since it last started: some path here
@@ -220,6 +244,25 @@ fn intersect_changed<T: Id>(set: &mut IdSet<T>, other: &IdSet<T>) -> bool {
     let before = set.len();
     set.intersect_with(other);
     set.len() != before
+}
+
+/// One set of operations that holds only where it holds on every path where they may run (see
+/// [`meet`]). True if `mine` changed.
+fn meet_set(mine: &mut OpSet, mine_running: &OpSet, theirs: &OpSet, theirs_running: &OpSet) -> bool {
+    if mine.is_empty() && theirs.is_empty() {
+        return false;
+    }
+    let mut running = mine_running.clone();
+    running.union_with(theirs_running);
+    let kept: OpSet = running
+        .iter()
+        .filter(|&op| {
+            (!mine_running.contains(op) || mine.contains(op)) && (!theirs_running.contains(op) || theirs.contains(op))
+        })
+        .collect();
+    let changed = *mine != kept;
+    *mine = kept;
+    changed
 }
 
 /// The ordering facts of two paths joined: an operation is ordered after the join if, on each

@@ -63,11 +63,19 @@ fn effect(e: c::Effect) -> Option<Vec<Effect>> {
             flags: a(flags),
             stream: a(stream),
         })],
-        c::Effect::Free { mem, by, waits } => vec![
+        c::Effect::Free {
+            mem,
+            by,
+            waits_implicitly,
+        } => vec![
             FreedBy { mem: a(mem), by },
             Free {
                 mem: a(mem),
-                kind: if waits { FreeKind::Waits } else { FreeKind::Immediate },
+                kind: if waits_implicitly {
+                    FreeKind::WaitsImplicitly
+                } else {
+                    FreeKind::Immediate
+                },
             },
         ],
         c::Effect::FreeOnStream { mem, stream } => vec![

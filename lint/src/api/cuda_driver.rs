@@ -144,7 +144,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
                 },
                 Free {
                     mem: 0,
-                    kind: FreeKind::Waits,
+                    kind: FreeKind::WaitsImplicitly,
                 },
             ],
         ),
@@ -157,7 +157,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
                 },
                 Free {
                     mem: 0,
-                    kind: FreeKind::Waits,
+                    kind: FreeKind::WaitsImplicitly,
                 },
             ],
         ),
@@ -170,7 +170,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
                 },
                 Free {
                     mem: 0,
-                    kind: FreeKind::Waits,
+                    kind: FreeKind::WaitsImplicitly,
                 },
             ],
         ),

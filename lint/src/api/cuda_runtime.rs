@@ -6,10 +6,11 @@
 use super::Effect::*;
 use super::{Advice, Allocator, ApiFamily, Dir, Effect, FreeKind, LEGACY, MemKind, ObjKind, Target, f, handle};
 
+/// `cudaFree`: waits for the device only as an implementation detail.
 const fn free(mem: u8) -> Effect {
     Free {
         mem,
-        kind: FreeKind::Waits,
+        kind: FreeKind::WaitsImplicitly,
     }
 }
 

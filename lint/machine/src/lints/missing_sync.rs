@@ -122,28 +122,71 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
             streams,
             exempt,
         } => {
-            if streams.is_empty() {
-                return;
-            }
-            for op in cx.machine.users(cx.state, regions, cx.regions).iter() {
-                if exempt.contains(op) || cx.machine.ordered_before(cx.state, op, streams) {
-                    continue;
-                }
-                let used = cx.machine.op(op);
-                let Some(l) = regions.iter().find(|d| used.uses_any(&LocSet::single(*d), cx.regions)) else {
-                    continue;
-                };
+            let running = |op| cx.machine.may_be_running(cx.state, op);
+            if let Some((l, op)) = free_conflict(regions, streams, exempt, cx, &running) {
                 out.push(report(cx, Access::Free, l, op));
-                return;
             }
         }
-        Event::Enqueue { op } => reuse(op, cx, out),
+        Event::Enqueue { op } => {
+            let running = |op| cx.machine.may_be_running(cx.state, op);
+            if let Some((other, l)) = reuse_conflict(op, cx, &running) {
+                let mut finding = report(cx, Access::Reuse, l, other);
+                if legacy_apart(cx.machine.op(op), cx.machine.op(other), cx) {
+                    finding.diagnostic.note(LEGACY_APART);
+                }
+                out.push(finding);
+            }
+        }
         _ => {}
     }
 }
 
+/// Work that counts as running for the question asked: what may be in flight
+/// ([`crate::Machine::may_be_running`]), or what only an implicit wait finished.
+pub(super) type Running<'r> = dyn Fn(OpId) -> bool + 'r;
+
+/// Of the work `running` says runs, the first that a free of `regions` in the order of `streams`
+/// (`cuMemFreeAsync`, a cudarc slice dropped) races with, and the memory it uses.
+pub(super) fn free_conflict<S: Copy + PartialEq, X: Ext>(
+    regions: &LocSet,
+    streams: &LocSet,
+    exempt: &crate::ops::OpSet,
+    cx: &Cx<'_, S, X>,
+    running: &Running<'_>,
+) -> Option<(Loc, OpId)> {
+    if streams.is_empty() {
+        return None;
+    }
+    for op in cx.state.inflight_may.iter() {
+        if !running(op) || exempt.contains(op) || cx.machine.ordered_before(cx.state, op, streams) {
+            continue;
+        }
+        let used = cx.machine.op(op);
+        let Some(l) = regions.iter().find(|d| {
+            used.uses_any(&LocSet::single(*d), cx.regions) && cx.machine.uses_current(cx.state, op, *d, cx.regions)
+        }) else {
+            continue;
+        };
+        return Some((l, op));
+    }
+    None
+}
+
 /// The first in-flight operation that `access` to `regions` races with.
 fn conflicts<S: Copy + PartialEq, X: Ext>(regions: &LocSet, access: Access, cx: &Cx<'_, S, X>, out: &mut Vec<Finding<S>>) {
+    let running = |op| cx.machine.may_be_running(cx.state, op);
+    if let Some((l, op)) = access_conflict(regions, access, cx, &running) {
+        out.push(report(cx, access, l, op));
+    }
+}
+
+/// Of the work `running` says runs, the first that `access` to `regions` races with, and where.
+pub(super) fn access_conflict<S: Copy + PartialEq, X: Ext>(
+    regions: &LocSet,
+    access: Access,
+    cx: &Cx<'_, S, X>,
+    running: &Running<'_>,
+) -> Option<(Loc, OpId)> {
     for l in regions.iter() {
         let Some(kind) = cx.regions.mem_kind(l) else {
             continue;
@@ -155,7 +198,7 @@ fn conflicts<S: Copy + PartialEq, X: Ext>(regions: &LocSet, access: Access, cx: 
         // only work that uses host memory in stream order (a batch copy) still holds it.
         let stream_ordered_only = !cx.machine.can_be_in_flight(cx.state, l, cx.regions) && access != Access::Free;
         for op in cx.state.inflight_may.iter() {
-            if !cx.machine.may_be_running(cx.state, op) {
+            if !running(op) {
                 continue;
             }
             let info = cx.machine.op(op);
@@ -179,20 +222,24 @@ fn conflicts<S: Copy + PartialEq, X: Ext>(regions: &LocSet, access: Access, cx: 
                 Access::Write | Access::Free | Access::Reuse => info.writes.iter().chain(info.reads.iter()).any(same),
             };
             if hit {
-                out.push(report(cx, access, l, op));
-                return;
+                return Some((l, op));
             }
         }
     }
+    None
 }
 
-/// New work `new` reuses memory that unordered work on another stream uses.
-fn reuse<S: Copy + PartialEq, X: Ext>(new: OpId, cx: &Cx<'_, S, X>, out: &mut Vec<Finding<S>>) {
+/// Of the work `running` says runs, the most recent that new work `new` on another stream,
+/// unordered with it, reuses memory of (one finding per call), and that memory.
+pub(super) fn reuse_conflict<S: Copy + PartialEq, X: Ext>(
+    new: OpId,
+    cx: &Cx<'_, S, X>,
+    running: &Running<'_>,
+) -> Option<(OpId, Loc)> {
     let op = cx.machine.op(new);
-    // The most recent conflicting work is the one to show (one finding per call).
     let mut found: Option<(OpId, Loc)> = None;
     for other in cx.state.inflight_may.iter() {
-        if other == new || !cx.machine.may_be_running(cx.state, other) || cx.machine.ordered_before(cx.state, other, &op.streams) {
+        if other == new || !running(other) || cx.machine.ordered_before(cx.state, other, &op.streams) {
             continue;
         }
         let prev = cx.machine.op(other);
@@ -233,13 +280,7 @@ fn reuse<S: Copy + PartialEq, X: Ext>(new: OpId, cx: &Cx<'_, S, X>, out: &mut Ve
             found = Some((other, l));
         }
     }
-    if let Some((other, l)) = found {
-        let mut finding = report(cx, Access::Reuse, l, other);
-        if legacy_apart(op, cx.machine.op(other), cx) {
-            finding.diagnostic.note(LEGACY_APART);
-        }
-        out.push(finding);
-    }
+    found
 }
 
 /// Why work on the legacy default stream and on a non-blocking stream may overlap.

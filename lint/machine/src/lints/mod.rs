@@ -40,6 +40,8 @@ impl Level {
 pub enum Group {
     /// Code that is wrong: stale or corrupted data, a crash, a fault.
     Correctness,
+    /// Code that is right today only because of what an implementation happens to do.
+    Suspicious,
     /// Code that is right but slower than it needs to be.
     Perf,
     /// Findings a careful reviewer wants and others do not (allow by default).
@@ -48,12 +50,13 @@ pub enum Group {
 
 impl Group {
     /// Every group but `all`, in the order `--list` shows them.
-    pub const ALL: &'static [Group] = &[Group::Correctness, Group::Perf, Group::Pedantic];
+    pub const ALL: &'static [Group] = &[Group::Correctness, Group::Suspicious, Group::Perf, Group::Pedantic];
 
     /// `correctness` (the tool prefix `cuda_lint::` is not part of it).
     pub fn name(self) -> &'static str {
         match self {
             Group::Correctness => "correctness",
+            Group::Suspicious => "suspicious",
             Group::Perf => "perf",
             Group::Pedantic => "pedantic",
         }
@@ -63,6 +66,7 @@ impl Group {
     pub fn desc(self) -> &'static str {
         match self {
             Group::Correctness => "code that gives stale or corrupted data, crashes or faults",
+            Group::Suspicious => "code that is right today only because a CUDA call happens to do more than documented",
             Group::Perf => "code that is right but slower than it needs to be",
             Group::Pedantic => "what the analysis could not verify, for careful reviewers (allow by default)",
         }
@@ -234,6 +238,7 @@ lints! {
     uninitialized_device_read: UNINITIALIZED_DEVICE_READ,
     unread_kernel_output: UNREAD_KERNEL_OUTPUT,
     device_memory_leak: DEVICE_MEMORY_LEAK,
+    relies_on_implicit_sync: RELIES_ON_IMPLICIT_SYNC,
     unverified: UNVERIFIED,
 }
 

@@ -326,12 +326,17 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     self.copy(call, dst, src, dir, stream, is_async, &ret, state);
                 }
                 Effect::Memset {
-                    dst: dst_arg, stream, ..
+                    dst: dst_arg,
+                    stream,
+                    is_async,
                 } => {
                     let dst = self.data_arg(call, dst_arg, &ret, state);
                     self.deref_event(call, dst_arg, &dst, DerefRole::MemsetDestination, state);
                     let streams = self.objects(call, stream, state);
                     self.enqueue(call, OpKind::Memset, streams, LocSet::new(), dst, state);
+                    if !is_async && let Some(&id) = self.op_index.get(&(call.f, call.bb)) {
+                        self.machine.set_blocking(id);
+                    }
                 }
                 Effect::Launch { kernel, stream, args } => self.launch(call, kernel, stream, args, state),
                 Effect::BatchCopy { dsts, srcs, attrs } => self.batch_copy(call, dsts, srcs, attrs, state),
@@ -1727,7 +1732,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             s
         };
         let reads = in_flight(self, &src_data);
-        let writes = in_flight(self, &dst_data);
+        let mut writes = in_flight(self, &dst_data);
         // (The source as written: a pointer to an array's first element is no `Data` location.)
         let src_values = self.arg(call, src, ret);
         let mut src_places = self.derive(state, &src_values);
@@ -1748,11 +1753,27 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             && dir == Dir::HostToDevice
             && !src_data.is_empty()
             && src_data.iter().all(|l| !self.can_be_in_flight(l, state));
+        // A raw asynchronous copy into pageable memory is done when the call returns only by
+        // the driver's way of doing it: it keeps its destination, for what relies on that.
+        let implicit = into_pageable && is_async && self.calls_c_function(call);
+        if implicit {
+            writes.union_with(&dst_data);
+        }
         self.enqueue(call, OpKind::Copy, streams.clone(), reads, writes, state);
-        if into_pageable || (!is_async && !staged) {
+        let op = self.op_index.get(&(call.f, call.bb)).copied();
+        if !is_async && let Some(id) = op {
+            self.machine.set_blocking(id);
+        }
+        if implicit {
+            // An asynchronous copy into pageable memory "might be synchronous with respect to
+            // host": what relies on it is `relies_on_implicit_sync`'s. (cudarc's safe copies into
+            // a `Vec` rely on it themselves: the library's contract, not the caller's code.)
+            let work = self.machine.stream_work(&state.m, &streams);
+            self.machine.wait_implicitly_for(&mut state.m, &work);
+        } else if into_pageable || (!is_async && !staged) {
             self.machine.sync_streams(&mut state.m, &streams);
         }
-        if staged && let Some(&id) = self.op_index.get(&(call.f, call.bb)) {
+        if staged && let Some(id) = op {
             self.machine.add_note(
                 id,
                 "a blocking copy from pageable memory returns once the data is staged; the DMA to \
@@ -2625,6 +2646,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         });
         self.emit(call.f, call.span, call.si, Event::Enqueue { op: id }, state);
         self.machine.start(&mut state.m, id);
+        // Where the code tests the call's status, nothing runs on the branch where it failed.
+        self.enqueued_by_call.get_or_insert_default().insert(id);
         // What it does to the contents of memory: written, read, a kernel's output.
         let writes_per_arg = self
             .launch_writes_per_arg
@@ -2814,10 +2837,15 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             }
             // `cuMemFree` of stream-ordered memory (`cuMemAllocAsync`) does not wait: "callers
             // must ensure that all accesses to these pointers have completed".
-            FreeKind::Waits if self.allocated_on_a_stream(data) => {
+            FreeKind::Waits | FreeKind::WaitsImplicitly if self.allocated_on_a_stream(data) => {
                 self.free_now(f, data, FreeKind::Immediate, si, state);
             }
             FreeKind::Waits => self.machine.free_waiting(&mut state.m, data, &self.regions()),
+            FreeKind::WaitsImplicitly => {
+                // The driver synchronizes the device here; no documentation says it must.
+                self.emit(f, si.span, si, Event::ImplicitWait { regions: data }, state);
+                self.machine.wait_implicitly(&mut state.m);
+            }
             FreeKind::StreamOrdered => {
                 // Released as device memory (`cuMemFreeAsync`), whatever made it.
                 let event = Event::Dealloc {

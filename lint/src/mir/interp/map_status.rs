@@ -1,6 +1,8 @@
-//! Whether a VMM map call or an allocation succeeded, where the code checks it: `if
+//! Whether a VMM map call, an allocation or an enqueue succeeded, where the code checks it: `if
 //! cuMemMap(..) != CUDA_SUCCESS { cuMemAddressFree(..); return .. }` rolls back a map that did
-//! not happen, and `if cuMemAlloc(&mut d, n) != CUDA_SUCCESS { return .. }` leaks nothing. The
+//! not happen, `if cuMemAlloc(&mut d, n) != CUDA_SUCCESS { return .. }` leaks nothing, and
+//! where `status = launch_kernel(..)` is `Err`, no kernel runs (`if status.is_ok() { sync }`
+//! leaves nothing in flight on the other arm). The
 //! status such a call returns is followed through references and comparisons with a constant
 //! (`!=`, `==`, `PartialEq::ne`/`eq`, `!`) to the branch on it; on the branch where the call
 //! failed, its mappings are not mapped and its memory was not made; so is cudarc's `if let
@@ -12,23 +14,31 @@ use rustc_middle::mir::{BinOp, Local, Rvalue, SwitchTargets, UnOp};
 
 use super::*;
 
+/// What a call made that did not happen where it failed: VMM mappings and allocations
+/// (`views`), work it enqueued (`ops`).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Made {
+    pub(super) views: LocSet,
+    pub(super) ops: OpSet,
+}
+
 /// What a local holds of map calls' results.
 #[derive(Clone, Debug)]
 pub(super) enum MapStatus {
     /// The status map calls of these mappings returned, or a reference to it.
-    Returned(LocSet),
+    Returned(Made),
     /// A `bool` that is `failed_when` where the map of these mappings failed.
-    Test { views: LocSet, failed_when: bool },
+    Test { views: Made, failed_when: bool },
     /// The status made a `Result` (cudarc's `cuMemMap(..).result()`): `Err` where it failed.
-    AsResult(LocSet),
+    AsResult(Made),
     /// The discriminant of such a `Result`: 1 (`Err`) where the map failed.
-    ErrDiscriminant(LocSet),
+    ErrDiscriminant(Made),
     /// The pointer an allocation stored (`cuMemHostAlloc(&mut p, ..)`): null where it failed.
-    Pointer(LocSet),
+    Pointer(Made),
     /// `NonNull::new` of such a pointer: `None` where the allocation failed.
-    AsOption(LocSet),
+    AsOption(Made),
     /// The discriminant of such an `Option`: 0 (`None`) where the allocation failed.
-    NoneDiscriminant(LocSet),
+    NoneDiscriminant(Made),
 }
 
 impl<'a, 'tcx> Interp<'a, 'tcx> {
@@ -48,8 +58,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 
     /// A map call's result is stored in `destination`.
     pub(super) fn note_map_result(&mut self, f: FrameId, destination: Place<'tcx>) {
-        let Some(views) = self.mapped_by_call.take() else {
+        let (views, ops) = (self.mapped_by_call.take(), self.enqueued_by_call.take());
+        if views.is_none() && ops.is_none() {
             return;
+        }
+        let views = Made {
+            views: views.unwrap_or_default(),
+            ops: ops.unwrap_or_default(),
         };
         if let Some(local) = destination.as_local() {
             // A call that returns a `Result` (cudarc's `result::malloc_sync`) failed where it
@@ -73,8 +88,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         if let Root::Local { frame, local } = d.root
             && d.parent.is_none()
         {
-            self.map_status
-                .insert((frame, local), MapStatus::Pointer(roots.clone()));
+            let made = Made {
+                views: roots.clone(),
+                ops: OpSet::new(),
+            };
+            self.map_status.insert((frame, local), MapStatus::Pointer(made));
         }
     }
 
@@ -192,6 +210,19 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 return;
             }
         }
+        // `r.is_ok()` / `r.is_err()` of such a `Result`: a test of it.
+        if let Some(first) = args.first()
+            && let Some(MapStatus::AsResult(views)) = self.status_of(f, &first.node)
+            && let Some(local) = destination.as_local()
+            && let name @ ("is_ok" | "is_err") = self.tcx.item_name(def_id).as_str()
+        {
+            let status = MapStatus::Test {
+                views: views.clone(),
+                failed_when: name == "is_err",
+            };
+            self.map_status.insert((f, local), status);
+            return;
+        }
         // `status.result()?` (`Try::branch`: `Break` where it was `Err`) and `map_err(..)`
         // keep the failure at discriminant 1.
         if let Some(first) = args.first()
@@ -232,7 +263,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         f: FrameId,
         discr: &Operand<'tcx>,
         targets: &SwitchTargets,
-    ) -> Option<(BasicBlock, LocSet)> {
+    ) -> Option<(BasicBlock, Made)> {
         let (views, failed_when) = match self.status_of(f, discr) {
             Some(MapStatus::Test { views, failed_when }) => (views, failed_when),
             // `switchInt(discriminant(r)) -> [0: ok, 1: err, ..]`

@@ -176,10 +176,13 @@ pub struct Interp<'a, 'tcx> {
     trace: bool,
     /// The mappings the call being applied maps (`cuMemMap`), until its result is stored.
     mapped_by_call: Option<LocSet>,
+    /// The work the call being applied enqueued, until its result is stored (see
+    /// `map_status`: where it failed, nothing runs).
+    enqueued_by_call: Option<OpSet>,
     /// What locals hold of map calls' results (see `map_status`).
     map_status: map_status::MapStatuses,
     /// Set by the block just run: the successor on which a map it tested failed.
-    failed_map_edge: Option<(BasicBlock, LocSet)>,
+    failed_map_edge: Option<(BasicBlock, map_status::Made)>,
     /// Set by the block just run: the arms of a `match` on an enum and what may run in each
     /// (see `State::running_when`).
     arm_not_running: Vec<(BasicBlock, OpSet)>,
@@ -416,6 +419,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             trace: std::env::var("CUDA_LINT_TRACE")
                 .is_ok_and(|t| !t.is_empty() && tcx.def_path_str(def_id.to_def_id()).contains(&t)),
             mapped_by_call: None,
+            enqueued_by_call: None,
             map_status: FxHashMap::default(),
             failed_map_edge: None,
             arm_not_running: Vec::new(),
@@ -528,8 +532,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         let out = match &failed_map {
                             Some((failed, views)) if *failed == succ => {
                                 let mut s = out.clone();
-                                self.machine.map_failed(&mut s.m, views);
-                                self.machine.allocation_failed(&mut s.m, views);
+                                self.machine.map_failed(&mut s.m, &views.views);
+                                self.machine.allocation_failed(&mut s.m, &views.views);
+                                s.m.never_started(&views.ops);
                                 failed_state = s;
                                 &failed_state
                             }
@@ -1163,7 +1168,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         match op {
             Operand::Copy(place) | Operand::Move(place) => {
                 let locs = self.place(f, *place, state);
-                if place.is_indirect() {
+                if place.is_indirect() || self.element_of_array_in_flight(place, state) {
                     self.host_access(f, &locs, Access::Read, si, state);
                 }
                 let mut v = LocSet::new();
@@ -1478,9 +1483,21 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     .is_none_or(|t| matches!(t.kind(), ty::Adt(..) | ty::Tuple(_) | ty::Closure(..)))
     }
 
+    /// Whether `place` is an element of a local array (`h[0]`, not through a pointer) while
+    /// work may be in flight: a copy into the array (`cuMemcpyDtoHAsync(h.as_mut_ptr(), ..)`)
+    /// may still write it, so reading it is a host access like `*p`.
+    fn element_of_array_in_flight(&self, place: &Place<'tcx>, state: &State) -> bool {
+        !state.m.inflight_may.is_empty()
+            && !place.is_indirect()
+            && place
+                .projection
+                .iter()
+                .any(|p| matches!(p, ProjectionElem::Index(_) | ProjectionElem::ConstantIndex { .. }))
+    }
+
     fn assign(&mut self, f: FrameId, place: Place<'tcx>, val: Val, si: SourceInfo, state: &mut State) {
         let dests = self.place(f, place, state);
-        if place.is_indirect() {
+        if place.is_indirect() || self.element_of_array_in_flight(&place, state) {
             self.host_access(f, &dests, Access::Write, si, state);
         }
         let strong = dests.len() == 1
