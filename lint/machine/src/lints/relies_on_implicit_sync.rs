@@ -58,7 +58,13 @@ declare_lint! {
     /// the pageable copy being synchronous themselves (cudarc 0.19 waits for nothing after
     /// them): that is the library's contract, and code using it is not reported. The same
     /// blind spots as `missing_sync`'s: work the analysis cannot see, streams it cannot tell
-    /// apart.
+    /// apart. Work of the CUDA libraries is not followed: a cuBLAS call that reads a kernel's
+    /// output into a host scalar (and so waits) before the free does not count as a wait. A
+    /// buffer made anew in each round of a loop, where some path waited for an earlier round's
+    /// work, is taken as one of several buffers, as in `missing_sync`: its free is not
+    /// reported. In C++, a `std::unique_ptr` whose deleter calls `cudaFree` is followed for
+    /// which allocator it frees with, not for when: its free at the end of a scope is not
+    /// reported.
     ///
     /// ### Example
     /// ```cuda
