@@ -398,6 +398,9 @@ pub struct FileAnalysis<'s, 't> {
     /// Set while a smart pointer's deleter is checked where the pointer is handed over: its
     /// releases say which allocator they are for, not that the memory ends there.
     checking_release: bool,
+    /// A smart pointer's deleter runs where the pointer ends: the free's allocator was
+    /// checked where the pointer took the memory (no `Dealloc` again).
+    deleting_at_scope_end: bool,
     /// The file's named integer constants ([`sizes::constants`]).
     constants: HashMap<&'s str, &'s str>,
     /// The declared type and array lengths of each local variable, by name (the last
@@ -484,6 +487,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             member_object_locs: HashMap::new(),
             lambdas: HashMap::new(),
             checking_release: false,
+            deleting_at_scope_end: false,
             constructing: 0,
             root_is_main: false,
             outliving_vars: std::collections::HashSet::new(),

@@ -515,7 +515,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         }
                         continue;
                     }
-                    if !arg(mem).contains(self.unknown) {
+                    if !arg(mem).contains(self.unknown) && !self.deleting_at_scope_end {
                         self.emit(n, Event::Dealloc { regions: &m, by }, flow);
                     }
                     // Of memory made in a stream's order, `cudaFree` "will not perform any

@@ -876,6 +876,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
             let ty = d.field("type").map(|t| self.text(t)).unwrap_or("");
             let ty = self.classes.resolve(ty);
+            // `auto p = make_device_array<float>(n);`: the type the file's function returns.
+            let ty = if ty.trim() == "auto" {
+                self.returned_type(d).unwrap_or(ty)
+            } else {
+                ty
+            };
             let owns = self.classes.class_of(ty).is_some() || smart_pointer(ty) == Some("unique_ptr") || {
                 // `auto p = std::make_unique<Foo>(..)`.
                 let t = self.text(d);
@@ -908,8 +914,57 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         self.destroy(at, o, flow, 0);
                     }
                 }
+                // A `std::unique_ptr` whose type names its deleter (`unique_ptr<float,
+                // CudaFree>`) runs it on what it holds, here: when the memory is released (its
+                // allocator was checked where the pointer took it).
+                if smart_pointer(ty) == Some("unique_ptr")
+                    && !released_in(block, &name, self.src)
+                    && let Some(deleter @ (Deleter::Api(_) | Deleter::Body(_))) = self.deleter_of(ty, None, flow)
+                    && let Some(vals) = flow.vars.get(&name).cloned()
+                    && !self.memory(&vals).is_empty()
+                    && !vals.contains(self.unknown)
+                {
+                    self.run_deleter(at, deleter, &vals, flow);
+                }
             }
         }
+    }
+
+    /// The type the file's own function called in the declaration `d`'s initializer returns
+    /// (`auto p = make_device_array<float>(n)`), with the file's aliases resolved.
+    fn returned_type(&self, d: Node<'t>) -> Option<&'s str> {
+        let init = d.field("declarator")?;
+        let value = init.field("value")?;
+        if value.kind() != "call_expression" {
+            return None;
+        }
+        let f = value.field("function")?;
+        let name = self.text(f);
+        let name = name.split('<').next().unwrap_or(name).trim();
+        let name = name.rsplit("::").next().unwrap_or(name);
+        let def = self.functions.get(name)?;
+        let ty = self.text(def.field("type")?);
+        Some(self.classes.resolve(ty))
+    }
+
+    /// Runs a smart pointer's deleter on `vals` where the pointer ends: what it does when it
+    /// frees (its allocator was checked where the pointer took the memory, not again).
+    fn run_deleter(&mut self, at: Node<'t>, deleter: Deleter<'t>, vals: &LocSet, flow: &mut Flow) {
+        let saved = self.deleting_at_scope_end;
+        self.deleting_at_scope_end = true;
+        match deleter {
+            Deleter::Api(effects) => {
+                self.apply_values(at, effects, &[at], std::slice::from_ref(vals), flow);
+            }
+            Deleter::Body(def) => {
+                if self.inlined.len() < super::MAX_INLINE && self.within_budget(at) {
+                    let name = self.text(def);
+                    self.inline_method(at, name, def, None, std::slice::from_ref(vals), &[], flow);
+                }
+            }
+            Deleter::Delete => {}
+        }
+        self.deleting_at_scope_end = saved;
     }
 
     /// Ends, on a `return` at `ret`, the objects of every block of the function it leaves.
@@ -1205,6 +1260,15 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
         self.checking_release = saved;
     }
+}
+
+/// Whether the block gives up or replaces what the smart pointer `name` holds
+/// (`name.release()`, `name.reset(..)`): its end does not free that.
+fn released_in(block: Node<'_>, name: &str, src: &str) -> bool {
+    let text = block.utf8_text(src.as_bytes()).unwrap_or("");
+    [".release(", ".reset(", "->release(", "->reset("]
+        .iter()
+        .any(|m| text.contains(&format!("{name}{m}")))
 }
 
 /// The names a constructor's initializer list sets (members and bases).

@@ -14,6 +14,7 @@
 // memory, and memory from a parameter freed with no work visible.
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <memory>
 
 #include <algorithm>
 #include <cstdlib>
@@ -731,4 +732,38 @@ float ok_stack_array_readback_after_stream_sync(cudaStream_t stream) {
     float first = h_stats[0];
     cudaFree(d_stats);
     return first;
+}
+
+// A `std::unique_ptr` whose deleter calls `cudaFree` runs it where the pointer ends: here, at
+// the end of the function, while the kernel may still read the buffer (the deleter's `cudaFree`
+// is where the finding is).
+struct CudaFreeDeleter {
+    void operator()(float* p) const { cudaFree(p); } //~ relies_on_implicit_sync
+};
+using device_floats = std::unique_ptr<float, CudaFreeDeleter>;
+
+static device_floats make_device_floats(size_t n) {
+    float* p = nullptr;
+    cudaMalloc(&p, n * sizeof(float));
+    return device_floats(p);
+}
+
+void fires_unique_ptr_freed_at_scope_end(const float* h_in, float* d_out, cudaStream_t stream) {
+    auto d_in = make_device_floats(N);
+    cudaMemcpy(d_in.get(), h_in, BYTES, cudaMemcpyHostToDevice);
+    scale<<<BLOCKS, THREADS, 0, stream>>>(d_in.get(), d_out, 2.0f, N);
+}
+
+void ok_unique_ptr_after_the_stream_is_synchronized(const float* h_in, float* d_out, cudaStream_t stream) {
+    auto d_in = make_device_floats(N);
+    cudaMemcpy(d_in.get(), h_in, BYTES, cudaMemcpyHostToDevice);
+    scale<<<BLOCKS, THREADS, 0, stream>>>(d_in.get(), d_out, 2.0f, N);
+    cudaStreamSynchronize(stream);
+}
+
+void ok_unique_ptr_released_to_the_caller(const float* h_in, float** out) {
+    device_floats d_in = make_device_floats(N);
+    cudaMemcpy(d_in.get(), h_in, BYTES, cudaMemcpyHostToDevice);
+    scale<<<BLOCKS, THREADS>>>(d_in.get(), d_in.get(), 2.0f, N);
+    *out = d_in.release();
 }

@@ -62,9 +62,10 @@ declare_lint! {
     /// output into a host scalar (and so waits) before the free does not count as a wait. A
     /// buffer made anew in each round of a loop, where some path waited for an earlier round's
     /// work, is taken as one of several buffers, as in `missing_sync`: its free is not
-    /// reported. In C++, a `std::unique_ptr` whose deleter calls `cudaFree` is followed for
-    /// which allocator it frees with, not for when: its free at the end of a scope is not
-    /// reported.
+    /// reported. In C++, a `std::unique_ptr`'s deleter runs where the pointer ends only when
+    /// its type names the deleter (`unique_ptr<T, CudaFree>`, through the file's aliases); a
+    /// deleter given to the constructor, and `shared_ptr`, are followed for which allocator
+    /// they free with, not for when.
     ///
     /// ### Example
     /// ```cuda
