@@ -314,12 +314,6 @@ impl Stream {
         allow(
             cuda_lint::pageable_async_copy,
             reason = "a blocking copy into a new Vec by contract; callers wanting overlap use pinned memory"
-        ),
-        allow(
-            cuda_lint::relies_on_implicit_sync,
-            reason = "the copy is waited for below (`self.synchronize()`); linting this crate itself, \
-                      the analysis takes that call from the runtime's table (the `Stream`) and the \
-                      copy's stream from `self.raw`, two objects to it"
         )
     )]
     pub fn clone_dtoh<T: DeviceRepr>(&self, src: &DeviceBuffer<T>) -> Result<Vec<T>> {

@@ -168,6 +168,8 @@ pub static FAMILY: ApiFamily = ApiFamily {
         f("alloc::vec::Vec::len", &[NoAccess]),
         f("alloc::vec::Vec::is_empty", &[NoAccess]),
         f("alloc::vec::Vec::capacity", &[NoAccess]),
+        // Sets the length the `Vec` keeps; its elements are neither read nor written.
+        f("alloc::vec::Vec::set_len", &[NoAccess]),
         f("alloc::string::String::len", &[NoAccess]),
         f("str::len", &[NoAccess]),
         f("core::mem::size_of", &[NoAccess]),

@@ -1206,4 +1206,16 @@ fn ok_cuda_slice_temporary_out_of_scope_after_launch(ctx: &Arc<CudaContext>) -> 
     Ok(h_acc[SMALL - 1])
 }
 
+/// A download into a `Vec`'s spare capacity, its length set at once (`set_len` touches no
+/// element), read only after the stream is synchronized (written for this lint's fixes).
+fn ok_set_len_then_read_after_the_wait(d: CUdeviceptr, stream: CUstream) -> Result<f32, DriverError> {
+    let mut v: Vec<f32> = Vec::with_capacity(SMALL);
+    unsafe {
+        sys::cuMemcpyDtoHAsync_v2(v.as_mut_ptr().cast(), d, SMALL_BYTES, stream).result()?;
+        v.set_len(SMALL);
+        sys::cuStreamSynchronize(stream).result()?;
+    }
+    Ok(v[0])
+}
+
 fn main() {}
