@@ -214,4 +214,31 @@ fn ok_set_len_then_read_after_the_wait(d: CUdeviceptr, stream: CUstream) -> Resu
     Ok(v[0])
 }
 
+/// A `Vec` of the crate's RAII buffers ends with the function: each `Drop` runs `cuMemFree_v2`
+/// while the copy between the two buffers may still run (written for this lint's fixes).
+fn fires_vec_of_raii_buffers_dropped_at_the_end(stream: CUstream) -> Result<(), DriverError> {
+    let mut bufs: Vec<DeviceBuffer> = Vec::new();
+    bufs.push(DeviceBuffer::new(BYTES)?);
+    bufs.push(DeviceBuffer::new(BYTES)?);
+    unsafe {
+        sys::cuMemsetD32_v2(bufs[0].ptr, 0, N);
+        sys::cuMemcpyDtoDAsync_v2(bufs[1].ptr, bufs[0].ptr, BYTES, stream).result()?;
+    }
+    Ok(())
+}
+//~^ relies_on_implicit_sync
+
+/// The same `Vec` of buffers, dropped after the stream is synchronized.
+fn ok_vec_of_raii_buffers_dropped_after_the_wait(stream: CUstream) -> Result<(), DriverError> {
+    let mut bufs: Vec<DeviceBuffer> = Vec::new();
+    bufs.push(DeviceBuffer::new(BYTES)?);
+    bufs.push(DeviceBuffer::new(BYTES)?);
+    unsafe {
+        sys::cuMemsetD32_v2(bufs[0].ptr, 0, N);
+        sys::cuMemcpyDtoDAsync_v2(bufs[1].ptr, bufs[0].ptr, BYTES, stream).result()?;
+        sys::cuStreamSynchronize(stream).result()?;
+    }
+    Ok(())
+}
+
 fn main() {}

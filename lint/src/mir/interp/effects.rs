@@ -2716,6 +2716,21 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         state: &mut State,
         nesting: u32,
     ) {
+        // A `Vec` of the crate's types drops its elements first (their `Drop` impls: a
+        // `Vec<RawBuf>` that frees each buffer), where `push` put them (see `Effect::Push`).
+        if nesting < MAX_DROP_NESTING
+            && let ty::Adt(def, args) = ty.kind()
+            && self.tcx.is_diagnostic_item(rustc_span::sym::Vec, def.did())
+            && let Some(element_ty) = args.types().next()
+            && matches!(element_ty.kind(), ty::Adt(d, _) if d.did().is_local())
+        {
+            let mut data = self.derive(state, locs);
+            data.retain(|l| matches!(self.locs.kind(l), LocKind::Data(_)));
+            let elements: LocSet = data.iter().map(|d| self.locs.child(d, Proj::Index)).collect();
+            if !elements.is_empty() {
+                self.drop_at(f, bb, element_ty, &elements, si, state, nesting + 1);
+            }
+        }
         if self.rs.role(ty).is_some() {
             let mut vals = LocSet::new();
             for l in locs.iter() {
