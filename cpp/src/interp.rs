@@ -1438,22 +1438,11 @@ fn declared_name(n: Node<'_>, src: &str) -> Option<String> {
 /// Whether the condition compares its subject with a constant (`x != cudaSuccess`), rather than
 /// testing it as it is (`x`, `!x`).
 fn is_comparison(cond: Node<'_>) -> bool {
-    let mut cur = cond;
-    for _ in 0..4 {
-        if cur.kind() == "condition_clause" || cur.kind() == "parenthesized_expression" {
-            match cur.named_child(0) {
-                Some(c) => cur = c,
-                None => return false,
-            }
-        } else {
-            break;
-        }
-    }
-    cur.kind() == "binary_expression"
+    condition_inner(cond).is_some_and(|c| c.kind() == "binary_expression")
 }
 
-fn failure_test<'t>(cond: Node<'t>, src: &str) -> Option<(Node<'t>, bool)> {
-    let text = |n: Node<'_>| n.utf8_text(src.as_bytes()).unwrap_or("").trim().to_string();
+/// The expression a condition tests, under `if (..)`'s clause and parentheses.
+fn condition_inner(cond: Node<'_>) -> Option<Node<'_>> {
     let mut cur = cond;
     for _ in 0..4 {
         if cur.kind() == "condition_clause" || cur.kind() == "parenthesized_expression" {
@@ -1462,6 +1451,12 @@ fn failure_test<'t>(cond: Node<'t>, src: &str) -> Option<(Node<'t>, bool)> {
             break;
         }
     }
+    Some(cur)
+}
+
+fn failure_test<'t>(cond: Node<'t>, src: &str) -> Option<(Node<'t>, bool)> {
+    let text = |n: Node<'_>| n.utf8_text(src.as_bytes()).unwrap_or("").trim().to_string();
+    let cur = condition_inner(cond)?;
     let is_success = |t: &str| matches!(t, "cudaSuccess" | "CUDA_SUCCESS" | "0");
     match cur.kind() {
         "binary_expression" => {

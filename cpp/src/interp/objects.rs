@@ -952,18 +952,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     fn run_deleter(&mut self, at: Node<'t>, deleter: Deleter<'t>, vals: &LocSet, flow: &mut Flow) {
         let saved = self.deleting_at_scope_end;
         self.deleting_at_scope_end = true;
-        match deleter {
-            Deleter::Api(effects) => {
-                self.apply_values(at, effects, &[at], std::slice::from_ref(vals), flow);
-            }
-            Deleter::Body(def) => {
-                if self.inlined.len() < super::MAX_INLINE && self.within_budget(at) {
-                    let name = self.text(def);
-                    self.inline_method(at, name, def, None, std::slice::from_ref(vals), &[], flow);
-                }
-            }
-            Deleter::Delete => {}
-        }
+        self.apply_deleter(at, deleter, vals, flow, false);
         self.deleting_at_scope_end = saved;
     }
 
@@ -1236,6 +1225,13 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     fn release_with(&mut self, at: Node<'t>, deleter: Deleter<'t>, vals: &LocSet, flow: &mut Flow) {
         let saved = self.checking_release;
         self.checking_release = true;
+        self.apply_deleter(at, deleter, vals, flow, true);
+        self.checking_release = saved;
+    }
+
+    /// A deleter run on `vals`: a release function's effects, a deleter's body run inline
+    /// (`probe`: on a copy of the path, for what it says only), or `delete`.
+    fn apply_deleter(&mut self, at: Node<'t>, deleter: Deleter<'t>, vals: &LocSet, flow: &mut Flow, probe: bool) {
         match deleter {
             Deleter::Api(effects) => {
                 self.apply_values(at, effects, &[at], std::slice::from_ref(vals), flow);
@@ -1243,11 +1239,18 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             Deleter::Body(def) => {
                 if self.inlined.len() < super::MAX_INLINE && self.within_budget(at) {
                     let name = self.text(def);
-                    let mut probe = flow.clone();
-                    self.inline_method(at, name, def, None, std::slice::from_ref(vals), &[], &mut probe);
+                    let mut copy;
+                    let run = if probe {
+                        copy = flow.clone();
+                        &mut copy
+                    } else {
+                        &mut *flow
+                    };
+                    self.inline_method(at, name, def, None, std::slice::from_ref(vals), &[], run);
                 }
             }
-            Deleter::Delete => {
+            // `delete` of host memory: its allocator is checked where the pointer takes it.
+            Deleter::Delete if probe => {
                 let mem = self.memory(vals);
                 if !mem.is_empty() {
                     let event = cuda_lint_machine::Event::Dealloc {
@@ -1257,8 +1260,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     self.emit(at, event, flow);
                 }
             }
+            Deleter::Delete => {}
         }
-        self.checking_release = saved;
     }
 }
 
