@@ -319,6 +319,10 @@ pub struct FileAnalysis<'s, 't> {
     machine: Machine,
     op_sites: Vec<(Site, Option<String>)>,
     op_by_site: HashMap<(Vec<u32>, u32), OpId>,
+    /// How many `else if`s deep the branch being split is (see `branch_body`).
+    else_if_depth: u32,
+    /// MPI requests held in plain variables, by name (see `requests_at`).
+    request_by_name: HashMap<String, Loc>,
     /// The calls being run inline, by the start of each call, outermost first.
     call_sites: Vec<u32>,
     /// The calls of `call_sites` (whether one lies in a loop is asked only of allocations).
@@ -451,6 +455,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             machine: Machine::new(),
             op_sites: Vec::new(),
             op_by_site: HashMap::new(),
+            request_by_name: HashMap::new(),
+            else_if_depth: 0,
             call_sites: Vec::new(),
             call_nodes: Vec::new(),
             per_round_offsets: Default::default(),
@@ -1347,6 +1353,10 @@ fn find_kind<'t>(n: Node<'t>, kind: &str) -> Option<Node<'t>> {
 }
 
 /// Joins the partitions that know the same facts; past [`MAX_PARTS`], all of them.
+/// How many `else if`s of one chain are split into partitions (`branch_body`); the rest run
+/// joined.
+const MAX_ELSE_IF: u32 = 32;
+
 fn merge_parts(parts: Vec<Flow>) -> Vec<Flow> {
     let mut out: Vec<Flow> = Vec::new();
     for p in parts {

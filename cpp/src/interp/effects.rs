@@ -493,6 +493,24 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 Effect::HostAccess { mem, write } => {
                     self.access(n, &arg(mem), write, flow);
                 }
+                Effect::UsedByLibrary { mem, write } => {
+                    self.library_access(n, &arg(mem), write, flow);
+                }
+                Effect::StartsRequest { mem, write, request } => {
+                    self.library_access(n, &arg(mem), write, flow);
+                    let requests = self.requests_at(args.get(request).copied(), &arg(request));
+                    self.start_request(n, &requests, &arg(mem), write, args.get(request).copied(), flow);
+                }
+                Effect::CompletesRequests(i) => {
+                    let requests = self.requests_at(args.get(i).copied(), &arg(i));
+                    self.complete_requests(&requests, flow);
+                }
+                // Polled in a loop until the flag says done, a completion; once, nothing.
+                Effect::TestsRequests(_) if !in_loop(n) => {}
+                Effect::TestsRequests(i) => {
+                    let requests = self.requests_at(args.get(i).copied(), &arg(i));
+                    self.complete_requests(&requests, flow);
+                }
                 Effect::Returns { kind } => {
                     ret.insert(self.loc_at(n, "alloc", Some(kind), None, true));
                 }
@@ -1084,6 +1102,126 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.started.ops.push(op);
         Some(op)
     }
+}
+
+/// CUDA-aware MPI: its calls use memory of any kind on the host's timeline, and its nonblocking
+/// operations run "on" their requests until completed.
+impl<'s, 't> FileAnalysis<'s, 't> {
+    /// The library function called at `n` uses `target` before it returns (`MPI_Send`), or
+    /// from the call on (`MPI_Isend`).
+    fn library_access(&mut self, n: Node<'t>, target: &LocSet, write: bool, flow: &mut Flow) {
+        let mut mem = self.memory(target);
+        mem.retain(|l| !self.locs[l.0 as usize].copies_on_access);
+        let Some(call) = self.library_name(n) else { return };
+        if mem.is_empty() {
+            return;
+        }
+        let access = if write { Access::Write } else { Access::Read };
+        self.emit(
+            n,
+            Event::LibraryAccess {
+                regions: &mem,
+                access,
+                call,
+            },
+            flow,
+        );
+        self.machine.host_touched(&mut flow.m, &mem, write, &self.regions());
+    }
+
+    /// The table's name of the function called at `n`.
+    fn library_name(&self, n: Node<'t>) -> Option<&'static str> {
+        let called = self.text(n.field("function")?).trim().trim_start_matches("::");
+        let f = cuda_lint_c_api::lookup(called)?;
+        f.names.iter().copied().find(|name| *name == called)
+    }
+
+    /// The requests an argument names (`&req`, `reqs`, `&reqs[i]`, `reqs.data()`): the memory
+    /// that holds them where the analysis follows it (an array, a vector's buffer), else one
+    /// request per variable name (a plain `MPI_Request req;`).
+    fn requests_at(&mut self, a: Option<Node<'t>>, vals: &LocSet) -> LocSet {
+        let held: LocSet = self.memory(vals).iter().map(|l| self.root_of(l)).collect();
+        if !held.is_empty() {
+            return held;
+        }
+        let Some(name) = a.and_then(|a| request_variable(self.text(a))) else {
+            return LocSet::new();
+        };
+        let l = match self.request_by_name.get(&name) {
+            Some(&l) => l,
+            None => {
+                let site = self.site(a.unwrap());
+                let l = self.new_loc(None, Some(name.clone()), site, false);
+                self.request_by_name.insert(name, l);
+                l
+            }
+        };
+        LocSet::single(l)
+    }
+
+    /// A nonblocking operation that uses `target` until `requests` complete.
+    fn start_request(
+        &mut self,
+        n: Node<'t>,
+        requests: &LocSet,
+        target: &LocSet,
+        write: bool,
+        request_arg: Option<Node<'t>>,
+        flow: &mut Flow,
+    ) {
+        let mut mem = self.memory(target);
+        mem.retain(|l| !self.locs[l.0 as usize].copies_on_access);
+        if requests.is_empty() || mem.is_empty() {
+            return;
+        }
+        let key = (self.call_sites.clone(), n.start_byte() as u32);
+        let op = match self.op_by_site.get(&key) {
+            Some(&op) => op,
+            None => {
+                let op = self.machine.new_op(OpKind::Request, &cuda_lint_c_api::MPI_ADVICE);
+                let name = request_arg.map(|a| self.text(a).trim().to_string());
+                self.op_sites.push((self.site(n), name));
+                self.op_by_site.insert(key, op);
+                op
+            }
+        };
+        for r in requests.iter() {
+            self.machine.set_request(r);
+        }
+        let (reads, writes) = if write {
+            (LocSet::new(), mem)
+        } else {
+            (mem, LocSet::new())
+        };
+        self.machine.add_uses(op, requests, &reads, &writes);
+        // It holds pageable memory too, until completed.
+        self.machine.set_host_in_stream_order(op);
+        self.emit(n, Event::Enqueue { op }, flow);
+        self.machine.start(&mut flow.m, op);
+        self.started.ops.push(op);
+    }
+
+    /// `MPI_Wait`, `MPI_Waitall`, a polled `MPI_Test`: the operations on `requests` finish. A
+    /// request no operation in flight was started on (held where the analysis did not follow
+    /// it, a pointer a helper was given) may be any.
+    fn complete_requests(&mut self, requests: &LocSet, flow: &mut Flow) {
+        let known = flow
+            .m
+            .inflight_may
+            .iter()
+            .any(|op| self.machine.op(op).kind == OpKind::Request && self.machine.op(op).streams.intersects(requests));
+        let which = if known { requests.clone() } else { LocSet::new() };
+        self.machine.complete_requests(&mut flow.m, &which);
+    }
+}
+
+/// The variable a request argument names: `&req` is `req`, `&reqs[i]` and `reqs + 1` are
+/// `reqs`, `r->req` is `r->req`.
+fn request_variable(text: &str) -> Option<String> {
+    let t = text.trim().trim_start_matches('&').trim();
+    let t = t.split(['[', '+']).next()?.trim().trim_start_matches('(').trim_end_matches(')').trim();
+    let t = t.strip_suffix(".data()").unwrap_or(t);
+    (!t.is_empty()).then(|| t.to_string())
 }
 
 /// Whether a flags argument, as written (`cudaHostAllocMapped | cudaHostAllocWriteCombined`,

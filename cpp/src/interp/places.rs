@@ -623,10 +623,29 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             flow.facts.remove(self.text(a));
         }
         match a.kind() {
-            "subscript_expression" => a
-                .field("argument")
-                .map(|x| self.expr(x, flow, false))
-                .unwrap_or_default(),
+            // `&h[k]` is `h + k`: the same part of `h` (see the binary `+` in `expr`).
+            "subscript_expression" => {
+                let whole = a
+                    .field("argument")
+                    .map(|x| self.expr(x, flow, false))
+                    .unwrap_or_default();
+                let Some(k) = a.field("indices").and_then(|l| l.named_child(0)).or_else(|| a.field("index")) else {
+                    return whole;
+                };
+                let offset: String = self.text(k).split_whitespace().collect();
+                let anywhere =
+                    !whole.is_empty() && (self.offset_may_be_any(&offset) || self.offset_changes_per_round(a, &offset));
+                whole
+                    .iter()
+                    .map(|l| {
+                        if self.locs[l.0 as usize].kind == Some(MemKind::VmmMapping) {
+                            l
+                        } else {
+                            self.offset_view(l, &format!("+{offset}"), anywhere)
+                        }
+                    })
+                    .collect()
+            }
             // `&s.count`, `&model->mean_loss`: a field inside an object's host memory (a pointer
             // field's own value is what `s.f` reads, not its address).
             "field_expression" => {

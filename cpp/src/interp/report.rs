@@ -186,7 +186,7 @@ impl Describe<Site> for Describer<'_, '_, '_> {
             what: self.a.machine.op(op).kind.describe(),
             span,
             stream,
-            advice: &ADVICE,
+            advice: self.a.machine.op(op).advice,
             notes: Vec::new(),
         }
     }

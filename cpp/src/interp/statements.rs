@@ -256,10 +256,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         };
                         part.facts.insert(var.clone(), fact);
                         let body = if inside == when_in { then } else { alt };
-                        if let Some(b) = body {
-                            self.statement(b, &mut part);
-                        }
-                        out.push(part);
+                        out.extend(self.branch_body(body, part));
                     }
                     return Some(out);
                 }
@@ -299,15 +296,36 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     self.failed_branch(cond, &direct, taken, &mut part);
                     self.null_branch(cond, taken, &mut part);
                     let body = if taken { then } else { alt };
-                    if let Some(b) = body {
-                        self.statement(b, &mut part);
-                    }
-                    out.push(part);
+                    out.extend(self.branch_body(body, part));
                 }
                 Some(out)
             }
             _ => None,
         }
+    }
+
+    /// A branch's body run on its partition: an `else if` on a plain variable splits it
+    /// further, so `if (rank == 0) .. else if (rank == 1) ..` knows `rank` after it as two
+    /// `if`s would (up to [`MAX_ELSE_IF`] deep).
+    fn branch_body(&mut self, body: Option<Node<'t>>, mut part: Flow) -> Vec<Flow> {
+        let Some(b) = body else { return vec![part] };
+        let inner_if = (b.kind() == "else_clause")
+            .then(|| b.named_child(0))
+            .flatten()
+            .filter(|i| i.kind() == "if_statement");
+        if let Some(i) = inner_if
+            && self.else_if_depth < MAX_ELSE_IF
+        {
+            self.else_if_depth += 1;
+            let split = self.branch(i, &mut part);
+            self.else_if_depth -= 1;
+            if let Some(split) = split {
+                return split;
+            }
+            return vec![part];
+        }
+        self.statement(b, &mut part);
+        vec![part]
     }
 
     /// Whether a condition holds, when the facts say (`a && b`, `a || !b`, simple tests).

@@ -1,6 +1,6 @@
 //! The C functions a CUDA host program calls, and what each does to memory, streams and
 //! events, as data: the CUDA runtime API (`runtime.rs`), the driver API (`driver.rs`) and the C
-//! allocator and memory functions (`c_heap.rs`).
+//! allocator and memory functions (`c_heap.rs`), and CUDA-aware MPI (`mpi.rs`).
 //!
 //! Both front ends read this one table: the C++ front end applies it to calls by name, and the
 //! Rust front end to `extern "C"` functions and the bindings named after the C symbols
@@ -14,12 +14,13 @@
 
 mod c_heap;
 mod driver;
+mod mpi;
 mod runtime;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-pub use cuda_lint_machine::{Allocator, Dir, MemKind};
+pub use cuda_lint_machine::{Advice, Allocator, Dir, MemKind};
 
 /// An argument position.
 pub type Arg = usize;
@@ -33,6 +34,8 @@ pub enum Family {
     Driver,
     /// The C library's allocator and memory functions (`malloc`, `free`, `memcpy`).
     CHeap,
+    /// CUDA-aware MPI (`MPI_Send`, `MPI_Irecv`, `MPI_Wait`).
+    Mpi,
 }
 
 /// One thing a call does; a call may do several, in order.
@@ -96,6 +99,30 @@ pub enum Effect {
     HostAccess {
         mem: Arg,
         write: bool,
+    },
+    /// A library that takes host and device memory alike reads (`write`: writes) the memory
+    /// argument `mem` points to on the host's timeline, before the call returns, in no stream's
+    /// order (CUDA-aware MPI's `MPI_Send`, `MPI_Recv`, collectives).
+    UsedByLibrary {
+        mem: Arg,
+        write: bool,
+    },
+    /// Starts a nonblocking library operation (`MPI_Isend`, `MPI_Irecv`, `MPI_Iallreduce`) that
+    /// reads the memory argument `reads` points to and writes what `writes` points to, from the
+    /// call until the request stored where `request` points is completed.
+    StartsRequest {
+        reads: Option<Arg>,
+        writes: Option<Arg>,
+        request: Arg,
+    },
+    /// Completes the requests argument `Arg` points to (one, or an array: `MPI_Wait`,
+    /// `MPI_Waitall`).
+    CompletesRequests(Arg),
+    /// Asks whether the requests argument `requests` points to are complete (`MPI_Test`), setting
+    /// the flag `flag` points to: polled in a loop until the flag says they are, a completion.
+    TestsRequests {
+        requests: Arg,
+        flag: Arg,
     },
     /// The device's address of mapped pinned memory `host` is stored where `out` points
     /// (`cudaHostGetDevicePointer`): the same memory, seen from the device.
@@ -243,6 +270,7 @@ pub fn functions() -> impl Iterator<Item = &'static Function> {
         .iter()
         .chain(driver::FUNCTIONS)
         .chain(c_heap::FUNCTIONS)
+        .chain(mpi::FUNCTIONS)
 }
 
 /// The function called `name` (any of its names), if the tables know it.
@@ -272,6 +300,21 @@ pub fn memcpy_kind(name: &str) -> Option<Dir> {
     }
 }
 
+/// How MPI's findings tell the fix, in both front ends: MPI's calls are the same C functions in
+/// C++ and through Rust's bindings. Operations it starts run "on" their request, which
+/// `sync_stream` completes.
+pub const MPI_ADVICE: Advice = Advice {
+    pinned: "",
+    pinned_readback: "",
+    sync_stream: "`MPI_Wait` on the request `{stream}` (or `MPI_Waitall` over its array)",
+    order_streams: "complete its request (`MPI_Wait`, `MPI_Waitall`) before enqueuing the work: CUDA \
+                    waits do not complete MPI requests",
+    copy_to_host: "",
+    copy_to_device: "",
+    sync_statement: None,
+    error_type: "",
+};
+
 /// `cudaHostAllocWriteCombined`, `CU_MEMHOSTALLOC_WRITECOMBINED`.
 pub const WRITE_COMBINED_BIT: u32 = 0x04;
 /// `cudaStreamNonBlocking`, `CU_STREAM_NON_BLOCKING`.
@@ -293,10 +336,12 @@ impl Effect {
             StreamCreate { out, flags: Some(f) } => vec![out, f],
             LoadModule { out, image: Some(i) } => vec![out, i],
             AllocatedOn(a) | SyncStream(a) | SyncEvent(a) | QueryStream(a) | QueryEvent(a) | BeginCapture(a)
-            | EndCapture(a) | Register(a) | Unregister(a) => vec![a],
+            | EndCapture(a) | Register(a) | Unregister(a) | CompletesRequests(a) => vec![a],
+            TestsRequests { requests, flag } => vec![requests, flag],
             WriteCombinedIf { flags } | AttachNew { flags } => vec![flags],
             AttachMem { mem, flags, stream } => vec![mem, flags, stream],
-            Free { mem, .. } | HostAccess { mem, .. } => vec![mem],
+            Free { mem, .. } | HostAccess { mem, .. } | UsedByLibrary { mem, .. } => vec![mem],
+            StartsRequest { reads, writes, request } => [reads, writes, Some(request)].into_iter().flatten().collect(),
             FreeOnStream { mem, stream } => vec![mem, stream],
             DevicePointerOf { out, host } => vec![out, host],
             Copy {

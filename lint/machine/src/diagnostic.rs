@@ -116,7 +116,16 @@ pub fn first_per_mistake<S: Copy + Eq + std::hash::Hash, K: Eq + std::hash::Hash
         once.iter()
             .any(|l| std::ptr::eq(f.lint, *l))
             .then(|| {
-                let mut subject = f.diagnostic.labels.first()?.0;
+                // A finding on work started at its own site (a call racing its previous round:
+                // `MPI_Ibcast(d, .., &req)` again before `req` completed) names no other site: its
+                // subject is that site, the operation's.
+                let own_site = std::ptr::eq(f.lint, &crate::lints::missing_sync::MISSING_SYNC)
+                    || std::ptr::eq(f.lint, &crate::lints::relies_on_implicit_sync::RELIES_ON_IMPLICIT_SYNC);
+                let mut subject = match f.diagnostic.labels.first() {
+                    Some(l) => l.0,
+                    None if own_site => f.span,
+                    None => return None,
+                };
                 // Of `unfenced_vmm_alias`'s, the two pieces of work that meet (its site and its
                 // last label, the other work), in either order: the race of `a` with `b` and the
                 // next round's of `b` with `a` are one missing order.

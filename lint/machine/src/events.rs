@@ -12,6 +12,15 @@ use crate::regions::LocSet;
 pub enum Event<'e, S> {
     /// The host reads, writes or frees (at once: `free`, a `Vec` dropped) the memory at `regions`.
     HostAccess { regions: &'e LocSet, access: Access },
+    /// A library that takes host and device memory alike (CUDA-aware MPI) reads or writes the
+    /// memory at `regions` on the host's timeline, in no stream's order: before `call` returns
+    /// (`MPI_Send`, `MPI_Recv`), or from the call on (`MPI_Isend`: its request's operation
+    /// follows as [`Event::Enqueue`]).
+    LibraryAccess {
+        regions: &'e LocSet,
+        access: Access,
+        call: &'static str,
+    },
     /// A raw pointer to `regions` is made into a slice (`slice::from_raw_parts`) or, with
     /// `reference`, a reference (`&*p`, which `println!("{}", *p)` makes too) the host will use.
     HostView {

@@ -20,6 +20,9 @@ pub struct Machine {
     /// Streams created non-blocking (`CU_STREAM_NON_BLOCKING`, `cudaStreamNonBlocking`, every
     /// stream cudarc's `new_stream` makes): they and the legacy stream do not wait for each other.
     non_blocking: LocSet,
+    /// Requests of nonblocking library operations ([`OpKind::Request`]): what those operations
+    /// run "on". They order nothing with any stream.
+    requests: LocSet,
 }
 
 impl Machine {
@@ -90,12 +93,50 @@ impl Machine {
         self.non_blocking.insert(stream);
     }
 
+    /// `request` is the request of a nonblocking library operation (see [`OpKind::Request`]).
+    pub fn set_request(&mut self, request: Loc) {
+        self.requests.insert(request);
+    }
+
     /// Whether work on `streams` may be on a blocking stream other than the legacy one (which
     /// the legacy stream waits for, and which waits for the legacy stream).
     fn may_block(&self, streams: &LocSet) -> bool {
         streams
             .iter()
-            .any(|s| !self.non_blocking.contains(s) && !self.legacy.contains(s))
+            .any(|s| !self.non_blocking.contains(s) && !self.legacy.contains(s) && !self.requests.contains(s))
+    }
+
+    /// The requests any library operation was started on (see [`Machine::set_request`]).
+    pub fn requests(&self) -> &LocSet {
+        &self.requests
+    }
+
+    /// Whether `op` is a library's operation on the host's timeline, which no CUDA wait finishes.
+    fn on_request(&self, op: OpId) -> bool {
+        self.op(op).kind == OpKind::Request
+    }
+
+    /// Of `ops`, the CUDA work (not a library's requests, which CUDA waits do not finish).
+    fn cuda_work(&self, ops: &OpSet) -> OpSet {
+        ops.iter().filter(|op| !self.on_request(*op)).collect()
+    }
+
+    /// Complete the requests at `requests` (`MPI_Wait`, `MPI_Waitall`): the operations started on
+    /// them finish. Requests the front end cannot name (`requests` empty) may be any. `polled`:
+    /// by a test in a loop that ends once it says done (`while (!done) MPI_Test(..)`): the path
+    /// that skips the loop is not one the program takes (as [`State::waited_over_collection`]).
+    /// Returns the operations it finished.
+    pub fn complete_requests<X: Ext>(&self, st: &mut State<X>, requests: &LocSet, polled: bool) -> OpSet {
+        let done: OpSet = st
+            .inflight_may
+            .iter()
+            .filter(|op| self.on_request(*op) && (requests.is_empty() || self.op(*op).streams.intersects(requests)))
+            .collect();
+        if polled {
+            st.waited_over_collection(&done);
+        }
+        st.finish(&done);
+        done
     }
 
     fn on_legacy(&self, streams: &LocSet) -> bool {
@@ -121,7 +162,10 @@ impl Machine {
         let streams = &self.op(op).streams;
         if !streams.is_empty() {
             let on_legacy = self.on_legacy(streams);
-            let blocking = !on_legacy && streams.iter().all(|s| !self.non_blocking.contains(s));
+            let blocking = !on_legacy
+                && streams
+                    .iter()
+                    .all(|s| !self.non_blocking.contains(s) && !self.requests.contains(s));
             if on_legacy || blocking {
                 let mut before = OpSet::new();
                 for other in st.inflight_may.iter() {
@@ -164,7 +208,7 @@ impl Machine {
     }
 
     /// Synchronize streams: the host waits for their work. A stream the front end cannot name
-    /// (`streams` empty) may be any, so waiting on it waits for everything. Waiting on the legacy
+    /// (`streams` empty) may be any, so waiting on it waits for all CUDA work. Waiting on the legacy
     /// default stream waits for the work of every stream but the non-blocking ones.
     pub fn sync_streams<X: Ext>(&self, st: &mut State<X>, streams: &LocSet) {
         let done = self.done_by_stream_sync(st, streams);
@@ -191,7 +235,7 @@ impl Machine {
 
     fn done_by_stream_sync<X: Ext>(&self, st: &State<X>, streams: &LocSet) -> OpSet {
         let mut done = if streams.is_empty() {
-            st.inflight_may.clone()
+            self.cuda_work(&st.inflight_may)
         } else {
             self.ops_on(st, streams)
         };
@@ -207,7 +251,7 @@ impl Machine {
 
     /// Synchronize events: the host waits for the work recorded before them.
     pub fn sync_events<X: Ext>(&self, st: &mut State<X>, events: &LocSet) {
-        let done = Self::done_by_event_sync(st, events);
+        let done = self.done_by_event_sync(st, events);
         st.finish(&done);
     }
 
@@ -219,7 +263,7 @@ impl Machine {
         events: &LocSet,
         many: impl Fn(Loc) -> bool,
     ) -> OpSet {
-        let done = Self::done_by_event_sync(st, events);
+        let done = self.done_by_event_sync(st, events);
         let mut over = done.clone();
         over.retain(|op| self.op(op).streams.iter().all(&many));
         st.waited_over_collection(&over);
@@ -227,11 +271,11 @@ impl Machine {
         over
     }
 
-    fn done_by_event_sync<X: Ext>(st: &State<X>, events: &LocSet) -> OpSet {
+    fn done_by_event_sync<X: Ext>(&self, st: &State<X>, events: &LocSet) -> OpSet {
         // An event the front end cannot name may be any event: it may cover all the work (as
         // a stream that cannot be named, see `done_by_stream_sync`).
         if events.is_empty() {
-            return st.inflight_may.clone();
+            return self.cuda_work(&st.inflight_may);
         }
         let mut done = OpSet::new();
         for e in events.iter() {
@@ -242,9 +286,9 @@ impl Machine {
         done
     }
 
-    /// Synchronize the context (or device): every operation finishes.
+    /// Synchronize the context (or device): every operation finishes (but a library's requests).
     pub fn sync_all<X: Ext>(&self, st: &mut State<X>) {
-        let all = st.inflight_may.clone();
+        let all = self.cuda_work(&st.inflight_may);
         st.finish(&all);
     }
 
@@ -254,7 +298,7 @@ impl Machine {
     /// weakly.
     pub fn record_events<X: Ext>(&self, st: &mut State<X>, events: &LocSet, streams: &LocSet) {
         let covered = if streams.is_empty() {
-            st.inflight_may.clone()
+            self.cuda_work(&st.inflight_may)
         } else {
             self.ops_on(st, streams)
         };
@@ -388,7 +432,7 @@ impl Machine {
     /// practice, and stays in flight as far as the documentation goes, for
     /// `relies_on_implicit_sync` to tell what relies on it.
     pub fn wait_implicitly<X: Ext>(&self, st: &mut State<X>) {
-        let running = st.inflight_may.clone();
+        let running = self.cuda_work(&st.inflight_may);
         self.wait_implicitly_for(st, &running);
     }
 
@@ -404,10 +448,10 @@ impl Machine {
         self.done_by_stream_sync(st, streams)
     }
 
-    /// A free that waits for the device first (`cuMemFree`, `cuMemHostUnregister`): the work
-    /// using the memory finishes.
+    /// A free that waits for the device first (`cuMemFree`, `cuMemHostUnregister`): the CUDA
+    /// work using the memory finishes.
     pub fn free_waiting<X: Ext>(&self, st: &mut State<X>, data: &LocSet, regions: &dyn Regions) {
-        let users = self.users(st, data, regions);
+        let users = self.cuda_work(&self.users(st, data, regions));
         st.finish(&users);
     }
 

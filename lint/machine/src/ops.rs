@@ -25,6 +25,10 @@ pub enum OpKind {
     Copy,
     Memset,
     Launch,
+    /// A nonblocking operation of a library that works on the host's timeline (CUDA-aware MPI's
+    /// `MPI_Isend`, `MPI_Irecv`): its "streams" are its requests, which only completing them
+    /// (`MPI_Wait`) finishes; no CUDA wait does ([`crate::Machine::complete_requests`]).
+    Request,
 }
 
 impl OpKind {
@@ -33,6 +37,7 @@ impl OpKind {
             OpKind::Copy => "asynchronous copy",
             OpKind::Memset => "asynchronous memset",
             OpKind::Launch => "kernel launch",
+            OpKind::Request => "nonblocking MPI operation",
         }
     }
 }

@@ -14,7 +14,7 @@ use super::{Cx, named, paths_suffix};
 use crate::diagnostic::{Child, Diagnostic, Finding, WaitFix};
 use crate::events::{Event, InFlight};
 use crate::memory::{Access, MemKind};
-use crate::ops::{Op, OpId};
+use crate::ops::{Op, OpId, OpKind};
 use crate::regions::{Loc, LocSet};
 use crate::state::Ext;
 
@@ -52,6 +52,16 @@ declare_lint! {
     /// makes), nor they for it; and a blocking copy from pageable memory returns once the data is
     /// staged, before it reaches the device (vortex PR #6157, RustaCUDA #41).
     ///
+    /// CUDA-aware MPI (Open MPI, MVAPICH2, MPICH with CUDA) takes device pointers and uses them
+    /// on the host's timeline, in no stream's order: a blocking call (`MPI_Send`, `MPI_Recv`,
+    /// `MPI_Sendrecv`, `MPI_Bcast`, `MPI_Allreduce` and the other collectives) reads its send
+    /// buffer and writes its receive buffer before it returns, so it races with a kernel, copy or
+    /// memset still in flight on that memory, as a host access does (CuSan's MPI tests). A
+    /// nonblocking one (`MPI_Isend`, `MPI_Irecv`, `MPI_Iallreduce`, ...) uses its buffers until
+    /// its request is completed (`MPI_Wait`, `MPI_Waitall`, `MPI_Test` polled until done): CUDA
+    /// work on them, a host access or a free before that is reported. CUDA waits do not complete
+    /// MPI requests, and MPI waits do not wait for CUDA work; `MPI_Barrier` does neither.
+    ///
     /// `cargo cuda-lint --fix` inserts `stream.synchronize()?;` before the access where that is
     /// certain to compile (the function returns a `Result` that takes the stream's error).
     ///
@@ -86,6 +96,12 @@ declare_lint! {
     /// not reported, also where the one through the buffer itself covers it all (a copy of the
     /// whole buffer, a host loop over every element while a copy into `h + half` runs). `h[k]`
     /// is the part `h + k` where the program names that part.
+    /// CUDA-aware MPI: `MPI_Waitany`/`MPI_Waitsome` are taken to complete every request they
+    /// are given, and `MPI_Test` polled in a loop the requests it tests; the requests of one
+    /// array are one request (`MPI_Wait(&reqs[0])` completes `reqs[1]`'s operation too), and
+    /// `MPI_Test` outside a loop completes nothing. Work a synchronous call may leave running (a
+    /// `cudaMemset` of device memory) is not taken to race with MPI. rsmpi's safe API (the `mpi`
+    /// crate's `process.send(&buf)`) is not modelled.
     /// A value sent over a channel (`Sender::send`) is the receiver's at once: where it carries
     /// nothing to wait on (an event, a stream), the send counts as a read of what an
     /// asynchronous copy may still write, even where the receiver waits on something else
@@ -115,7 +131,23 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
             {
                 return;
             }
-            conflicts(regions, access, cx, out);
+            conflicts(regions, access, None, cx, out);
+        }
+        // CUDA-aware MPI takes device memory too: no access of its is `host_deref_device_ptr`'s.
+        // What a synchronous call left running (a `cudaMemset` of device memory) is no work the
+        // code is expected to wait for (as `relies_on_implicit_sync` says).
+        Event::LibraryAccess { regions, access, call } => {
+            let running = |op| cx.machine.may_be_running(cx.state, op) && !cx.machine.op(op).blocking;
+            if let Some((l, op)) = access_conflict(regions, access, cx, &running) {
+                out.push(report(cx, access, Some(call), l, op));
+            }
+        }
+        // A free the driver makes wait for the device does not wait for a library's requests.
+        Event::ImplicitWait { regions } => {
+            let running = |op| cx.machine.may_be_running(cx.state, op) && cx.machine.op(op).kind == OpKind::Request;
+            if let Some((l, op)) = access_conflict(regions, Access::Free, cx, &running) {
+                out.push(report(cx, Access::Free, None, l, op));
+            }
         }
         Event::FreeOnStreams {
             regions,
@@ -124,13 +156,15 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
         } => {
             let running = |op| cx.machine.may_be_running(cx.state, op);
             if let Some((l, op)) = free_conflict(regions, streams, exempt, cx, &running) {
-                out.push(report(cx, Access::Free, l, op));
+                out.push(report(cx, Access::Free, None, l, op));
             }
         }
+        // A library's operation is judged where its call uses the memory (`LibraryAccess`).
+        Event::Enqueue { op } if cx.machine.op(op).kind == OpKind::Request => {}
         Event::Enqueue { op } => {
             let running = |op| cx.machine.may_be_running(cx.state, op);
             if let Some((other, l)) = reuse_conflict(op, cx, &running) {
-                let mut finding = report(cx, Access::Reuse, l, other);
+                let mut finding = report(cx, Access::Reuse, None, l, other);
                 if legacy_apart(cx.machine.op(op), cx.machine.op(other), cx) {
                     finding.diagnostic.note(LEGACY_APART);
                 }
@@ -172,11 +206,18 @@ pub(super) fn free_conflict<S: Copy + PartialEq, X: Ext>(
     None
 }
 
-/// The first in-flight operation that `access` to `regions` races with.
-fn conflicts<S: Copy + PartialEq, X: Ext>(regions: &LocSet, access: Access, cx: &Cx<'_, S, X>, out: &mut Vec<Finding<S>>) {
+/// The first in-flight operation that `access` to `regions` (by the host, or by the library
+/// function `call`) races with.
+fn conflicts<S: Copy + PartialEq, X: Ext>(
+    regions: &LocSet,
+    access: Access,
+    call: Option<&str>,
+    cx: &Cx<'_, S, X>,
+    out: &mut Vec<Finding<S>>,
+) {
     let running = |op| cx.machine.may_be_running(cx.state, op);
     if let Some((l, op)) = access_conflict(regions, access, cx, &running) {
-        out.push(report(cx, access, l, op));
+        out.push(report(cx, access, call, l, op));
     }
 }
 
@@ -283,6 +324,12 @@ pub(super) fn reuse_conflict<S: Copy + PartialEq, X: Ext>(
     found
 }
 
+/// Why CUDA-aware MPI races with CUDA work.
+const MPI_TIMELINE: &str = "CUDA-aware MPI uses host and device memory on the host's timeline, in no stream's \
+                            order: the device's work on a buffer must be waited for before MPI gets it, and \
+                            an MPI request completed (`MPI_Wait`) before CUDA work or the host uses its \
+                            buffer; neither kind of wait does the other's";
+
 /// Why work on the legacy default stream and on a non-blocking stream may overlap.
 const LEGACY_APART: &str = "the legacy default stream (the null stream: blocking copies such as \
                             `cuMemcpyDtoH`/`cudaMemcpy` and memsets run there) does not wait for work on a \
@@ -298,17 +345,28 @@ fn legacy_apart<X: Ext>(a: &Op, b: &Op, cx: &Cx<'_, impl Copy + PartialEq, X>) -
     (legacy(a) && non_blocking(b)) || (legacy(b) && non_blocking(a))
 }
 
-/// The finding: `access` to the memory at `l` while operation `op` may still use it.
-fn report<S: Copy + PartialEq, X: Ext>(cx: &Cx<'_, S, X>, access: Access, l: Loc, op: OpId) -> Finding<S> {
+/// The finding: `access` to the memory at `l` (by the host, or by the library function `call`)
+/// while operation `op` may still use it.
+fn report<S: Copy + PartialEq, X: Ext>(
+    cx: &Cx<'_, S, X>,
+    access: Access,
+    call: Option<&str>,
+    l: Loc,
+    op: OpId,
+) -> Finding<S> {
     let target = cx.describe.region(cx.regions.root(l));
     let op_desc = cx.describe.in_flight(op);
     let some_paths = !cx.state.surely_running(op);
     let name = named(&target.name, "memory");
-    let (verb, uses) = match access {
-        Access::Read => (format!("host read of {name}"), "may still write it"),
-        Access::Write => (format!("host write to {name}"), "may still use it"),
-        Access::Free => (format!("{name} is freed"), "may still use it"),
-        Access::Reuse => (
+    let request = cx.machine.op(op).kind == OpKind::Request;
+    let (verb, uses) = match (access, call) {
+        (Access::Read, Some(call)) => (format!("`{call}` reads {name}"), "may still write it"),
+        (Access::Write, Some(call)) => (format!("`{call}` writes {name}"), "may still use it"),
+        (_, _) if request && access == Access::Reuse => (format!("new work uses {name}"), "may still use it"),
+        (Access::Read, _) => (format!("host read of {name}"), "may still write it"),
+        (Access::Write, _) => (format!("host write to {name}"), "may still use it"),
+        (Access::Free, _) => (format!("{name} is freed"), "may still use it"),
+        (Access::Reuse, _) => (
             format!("{name} is reused by work on another stream"),
             "may still use it",
         ),
@@ -326,7 +384,13 @@ fn report<S: Copy + PartialEq, X: Ext>(cx: &Cx<'_, S, X>, access: Access, l: Loc
     let on = op_desc
         .stream
         .as_ref()
-        .map(|s| format!(" on stream `{s}`"))
+        .map(|s| {
+            if request {
+                format!(" on request `{s}`")
+            } else {
+                format!(" on stream `{s}`")
+            }
+        })
         .unwrap_or_default();
     if op_desc.span != cx.span {
         diag.label(op_desc.span, format!("{} started here{on}", op_desc.what));
@@ -335,7 +399,13 @@ fn report<S: Copy + PartialEq, X: Ext>(cx: &Cx<'_, S, X>, access: Access, l: Loc
     for note in &op_desc.notes {
         diag.note(*note);
     }
+    if call.is_some() || request {
+        diag.note(MPI_TIMELINE);
+    }
     match access {
+        Access::Reuse if request => {
+            diag.help(op_desc.advice.order_streams.to_string());
+        }
         Access::Reuse => {
             diag.help(format!(
                 "order the streams: {}, or synchronize in between",
@@ -343,7 +413,7 @@ fn report<S: Copy + PartialEq, X: Ext>(cx: &Cx<'_, S, X>, access: Access, l: Loc
             ));
         }
         _ => {
-            let help = wait_help(&op_desc, &name);
+            let help = wait_help(&op_desc, &name, request);
             match wait_fix(&op_desc, &name, &help) {
                 Some(fix) => diag.children.push(Child::WaitBefore(fix)),
                 None => {
@@ -355,7 +425,7 @@ fn report<S: Copy + PartialEq, X: Ext>(cx: &Cx<'_, S, X>, access: Access, l: Loc
     cx.finding(&MISSING_SYNC, "missing_sync", some_paths, diag)
 }
 
-fn wait_help<S>(op: &InFlight<S>, name: &str) -> String {
+fn wait_help<S>(op: &InFlight<S>, name: &str, request: bool) -> String {
     let how = match &op.stream {
         // A stream one of a collection's (`streams[..]`): the call names one element.
         Some(s) if s.contains("[..]") => {
@@ -369,6 +439,9 @@ fn wait_help<S>(op: &InFlight<S>, name: &str) -> String {
         Some(s) => format!("call {}", op.advice.sync_stream.replace("{stream}", s)),
         None => "synchronize the stream".to_string(),
     };
+    if request {
+        return format!("{how} before touching {name}");
+    }
     format!(
         "{how} (or wait on an event recorded after the {}) before touching {name}",
         op.what

@@ -108,8 +108,13 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
                 // Work the host waited for on some path, on one of several buffers the analysis
                 // does not tell apart (a slot of a ring): no evidence it is this one (as
                 // `missing_sync`).
+                // A library's request is no CUDA work: the free does not wait for it at all
+                // (`missing_sync`'s).
                 let evidence = |op: OpId| {
-                    !cx.machine.op(op).blocking && !(cx.regions.one_of_many(l) && cx.state.may_have_finished(op))
+                    let o = cx.machine.op(op);
+                    !o.blocking
+                        && o.kind != OpKind::Request
+                        && !(cx.regions.one_of_many(l) && cx.state.may_have_finished(op))
                 };
                 if let Some(op) = users.iter().find(|op| evidence(*op)) {
                     out.push(free_report(cx, l, op));
@@ -129,6 +134,14 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
                 out.push(pageable_report(cx, access, l, op));
             }
         }
+        // CUDA-aware MPI's use of memory, which may be device memory.
+        Event::LibraryAccess { regions, access, .. } => {
+            if let Some((l, op)) = access_conflict(regions, access, cx, &implicit) {
+                out.push(ordered_only_by_free(cx, access, l, op));
+            } else if let Some((l, op)) = pageable_copy(regions, cx) {
+                out.push(pageable_report(cx, access, l, op));
+            }
+        }
         Event::FreeOnStreams {
             regions,
             streams,
@@ -138,7 +151,8 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
                 out.push(ordered_only_by_free(cx, Access::Free, l, op));
             }
         }
-        Event::Enqueue { op } => {
+        // A library's operation is judged where its call uses the memory (`LibraryAccess`).
+        Event::Enqueue { op } if cx.machine.op(op).kind != OpKind::Request => {
             if let Some((other, l)) = reuse_conflict(op, cx, &implicit) {
                 out.push(ordered_only_by_free(cx, Access::Reuse, l, other));
             }
