@@ -496,20 +496,27 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 Effect::UsedByLibrary { mem, write } => {
                     self.library_access(n, &arg(mem), write, flow);
                 }
-                Effect::StartsRequest { mem, write, request } => {
-                    self.library_access(n, &arg(mem), write, flow);
-                    let requests = self.requests_at(args.get(request).copied(), &arg(request));
-                    self.start_request(n, &requests, &arg(mem), write, args.get(request).copied(), flow);
+                Effect::StartsRequest { reads, writes, request } => {
+                    let read = reads.map(&arg).unwrap_or_default();
+                    let written = writes.map(&arg).unwrap_or_default();
+                    self.library_access(n, &read, false, flow);
+                    self.library_access(n, &written, true, flow);
+                    let requests = self.requests_at(args.get(request).copied(), &arg(request), false);
+                    self.start_request(n, &requests, &read, &written, args.get(request).copied(), flow);
                 }
                 Effect::CompletesRequests(i) => {
-                    let requests = self.requests_at(args.get(i).copied(), &arg(i));
+                    let requests = self.requests_at(args.get(i).copied(), &arg(i), arrays_of_requests(n, self));
                     self.complete_requests(&requests, flow);
                 }
-                // Polled in a loop until the flag says done, a completion; once, nothing.
-                Effect::TestsRequests(_) if !in_loop(n) => {}
-                Effect::TestsRequests(i) => {
-                    let requests = self.requests_at(args.get(i).copied(), &arg(i));
-                    self.complete_requests(&requests, flow);
+                // Polled in a loop until the flag says done, a completion (a loop that polls runs
+                // at least once: `waits_inside`); once, or in a loop that does not test its
+                // flag, nothing.
+                Effect::TestsRequests { requests: i, flag } => {
+                    let flag_name = args.get(flag).and_then(|f| request_variable(self.text(*f)));
+                    if flag_name.is_some_and(|name| self.polls(n, &name)) {
+                        let requests = self.requests_at(args.get(i).copied(), &arg(i), arrays_of_requests(n, self));
+                        self.complete_requests(&requests, flow);
+                    }
                 }
                 Effect::Returns { kind } => {
                     ret.insert(self.loc_at(n, "alloc", Some(kind), None, true));
@@ -1136,13 +1143,25 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         f.names.iter().copied().find(|name| *name == called)
     }
 
-    /// The requests an argument names (`&req`, `reqs`, `&reqs[i]`, `reqs.data()`): the memory
-    /// that holds them where the analysis follows it (an array, a vector's buffer), else one
-    /// request per variable name (a plain `MPI_Request req;`).
-    fn requests_at(&mut self, a: Option<Node<'t>>, vals: &LocSet) -> LocSet {
-        let held: LocSet = self.memory(vals).iter().map(|l| self.root_of(l)).collect();
+    /// The requests an argument names (`&req`, `&reqs[1]`, `reqs + i`, `reqs.data()`): the
+    /// place that holds one where the analysis follows it (an element of an array, a vector's
+    /// buffer), else one request per variable name (a plain `MPI_Request req;`). `array`: the
+    /// argument points to an array of them (`MPI_Waitall(n, reqs, ..)`): every request started
+    /// in that array.
+    fn requests_at(&mut self, a: Option<Node<'t>>, vals: &LocSet, array: bool) -> LocSet {
+        let held = self.memory(vals);
         if !held.is_empty() {
-            return held;
+            if !array {
+                return held;
+            }
+            let roots: LocSet = held.iter().map(|l| self.root_of(l)).collect();
+            let mut all = held;
+            for r in self.machine.requests().iter() {
+                if roots.contains(self.root_of(r)) {
+                    all.insert(r);
+                }
+            }
+            return all;
         }
         let Some(name) = a.and_then(|a| request_variable(self.text(a))) else {
             return LocSet::new();
@@ -1159,27 +1178,31 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         LocSet::single(l)
     }
 
-    /// A nonblocking operation that uses `target` until `requests` complete.
+    /// A nonblocking operation that reads `read` and writes `written` until `requests` complete.
     fn start_request(
         &mut self,
         n: Node<'t>,
         requests: &LocSet,
-        target: &LocSet,
-        write: bool,
+        read: &LocSet,
+        written: &LocSet,
         request_arg: Option<Node<'t>>,
         flow: &mut Flow,
     ) {
-        let mut mem = self.memory(target);
-        mem.retain(|l| !self.locs[l.0 as usize].copies_on_access);
-        if requests.is_empty() || mem.is_empty() {
+        let held = |a: &Self, v: &LocSet| {
+            let mut mem = a.memory(v);
+            mem.retain(|l| !a.locs[l.0 as usize].copies_on_access);
+            mem
+        };
+        let (reads, writes) = (held(self, read), held(self, written));
+        if requests.is_empty() || (reads.is_empty() && writes.is_empty()) {
             return;
         }
         let key = (self.call_sites.clone(), n.start_byte() as u32);
         let op = match self.op_by_site.get(&key) {
             Some(&op) => op,
             None => {
-                let op = self.machine.new_op(OpKind::Request, &cuda_lint_c_api::MPI_ADVICE);
-                let name = request_arg.map(|a| self.text(a).trim().to_string());
+                let op = self.machine.new_op(OpKind::Request, &MPI_ADVICE);
+                let name = request_arg.map(|a| self.text(a).trim().trim_start_matches('&').to_string());
                 self.op_sites.push((self.site(n), name));
                 self.op_by_site.insert(key, op);
                 op
@@ -1188,11 +1211,6 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         for r in requests.iter() {
             self.machine.set_request(r);
         }
-        let (reads, writes) = if write {
-            (LocSet::new(), mem)
-        } else {
-            (mem, LocSet::new())
-        };
         self.machine.add_uses(op, requests, &reads, &writes);
         // It holds pageable memory too, until completed.
         self.machine.set_host_in_stream_order(op);
@@ -1202,27 +1220,85 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     /// `MPI_Wait`, `MPI_Waitall`, a polled `MPI_Test`: the operations on `requests` finish. A
-    /// request no operation in flight was started on (held where the analysis did not follow
-    /// it, a pointer a helper was given) may be any.
+    /// request no operation was ever started on (held where the analysis did not follow it, a
+    /// pointer a helper was given) may be any.
     fn complete_requests(&mut self, requests: &LocSet, flow: &mut Flow) {
-        let known = flow
-            .m
-            .inflight_may
-            .iter()
-            .any(|op| self.machine.op(op).kind == OpKind::Request && self.machine.op(op).streams.intersects(requests));
+        let known = requests.intersects(self.machine.requests());
         let which = if known { requests.clone() } else { LocSet::new() };
-        self.machine.complete_requests(&mut flow.m, &which);
+        self.machine.complete_requests(&mut flow.m, &which, false);
     }
+}
+
+impl<'s, 't> FileAnalysis<'s, 't> {
+    /// Whether the call at `n` sits in a loop that ends on the flag `flag` it sets: the loop's
+    /// condition names it (`while (!done)`), or a `break` or `return` under a test of it does
+    /// (`if (flag) break;`).
+    fn polls(&self, n: Node<'t>, flag: &str) -> bool {
+        let names = |t: &str| {
+            t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|w| w == flag)
+        };
+        let mut cur = n.parent();
+        while let Some(p) = cur {
+            match p.kind() {
+                "for_statement" | "while_statement" | "do_statement" => {
+                    if p.field("condition").is_some_and(|c| names(self.text(c))) {
+                        return true;
+                    }
+                    let mut stack = p.field("body").into_iter().collect::<Vec<_>>();
+                    let mut seen = 0;
+                    while let Some(x) = stack.pop() {
+                        seen += 1;
+                        if seen > 10_000 {
+                            break;
+                        }
+                        if x.kind() == "if_statement"
+                            && x.field("condition").is_some_and(|c| names(self.text(c)))
+                            && x.field("consequence").is_some_and(|b| {
+                                let t = self.text(b);
+                                t.contains("break") || t.contains("return")
+                            })
+                        {
+                            return true;
+                        }
+                        let mut c = x.walk();
+                        stack.extend(x.named_children(&mut c));
+                    }
+                    return false;
+                }
+                "function_definition" | "lambda_expression" => return false,
+                _ => {}
+            }
+            cur = p.parent();
+        }
+        false
+    }
+}
+
+/// Whether the MPI call at `n` takes an array of requests (`MPI_Waitall(count, reqs, ..)`,
+/// `MPI_Testany`), not one (`MPI_Wait(&req, ..)`, `MPI_Test`).
+fn arrays_of_requests(n: Node<'_>, a: &FileAnalysis<'_, '_>) -> bool {
+    a.library_name(n)
+        .is_some_and(|name| !matches!(name, "MPI_Wait" | "MPI_Test"))
 }
 
 /// The variable a request argument names: `&req` is `req`, `&reqs[i]` and `reqs + 1` are
 /// `reqs`, `r->req` is `r->req`.
 fn request_variable(text: &str) -> Option<String> {
     let t = text.trim().trim_start_matches('&').trim();
-    let t = t.split(['[', '+']).next()?.trim().trim_start_matches('(').trim_end_matches(')').trim();
+    let t = t
+        .split(['[', '+'])
+        .next()?
+        .trim()
+        .trim_start_matches('(')
+        .trim_end_matches(')')
+        .trim();
     let t = t.strip_suffix(".data()").unwrap_or(t);
     (!t.is_empty()).then(|| t.to_string())
 }
+
+/// How MPI's findings say to fix them.
+static MPI_ADVICE: cuda_lint_machine::Advice = cuda_lint_c_api::MPI_ADVICE;
 
 /// Whether a flags argument, as written (`cudaHostAllocMapped | cudaHostAllocWriteCombined`,
 /// `0x4`, a macro's expansion), sets the flag called `name` (compared without case or

@@ -1325,7 +1325,7 @@ fn moved_in(block: Node<'_>, name: &str, src: &str) -> bool {
 
 /// A number type (`size_t`, `int`, `unsigned long`, `float`, `std::uint32_t`), or a CUDA vector
 /// type, not memory: one whose size the table of scalar sizes knows.
-fn is_scalar_type(ty: &str) -> bool {
+pub(super) fn is_scalar_type(ty: &str) -> bool {
     let t = ty
         .trim()
         .trim_start_matches("const ")

@@ -623,13 +623,20 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             flow.facts.remove(self.text(a));
         }
         match a.kind() {
-            // `&h[k]` is `h + k`: the same part of `h` (see the binary `+` in `expr`).
+            // `&h[k]` of memory a call allocated is `h + k`: the same part of it (see the
+            // binary `+` in `expr`). An array the code declares (`float* slots[4]`, `MPI_Request
+            // reqs[2]`) stays whole: its elements are where calls store (`cudaMallocHost(&slots[i],
+            // ..)`), which `slots[i]` reads back.
             "subscript_expression" => {
                 let whole = a
                     .field("argument")
                     .map(|x| self.expr(x, flow, false))
                     .unwrap_or_default();
-                let Some(k) = a.field("indices").and_then(|l| l.named_child(0)).or_else(|| a.field("index")) else {
+                let Some(k) = a
+                    .field("indices")
+                    .and_then(|l| l.named_child(0))
+                    .or_else(|| a.field("index"))
+                else {
                     return whole;
                 };
                 let offset: String = self.text(k).split_whitespace().collect();
@@ -638,7 +645,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 whole
                     .iter()
                     .map(|l| {
-                        if self.locs[l.0 as usize].kind == Some(MemKind::VmmMapping) {
+                        let info = &self.locs[self.root_of(l).0 as usize];
+                        if info.kind == Some(MemKind::VmmMapping) || !info.allocated {
                             l
                         } else {
                             self.offset_view(l, &format!("+{offset}"), anywhere)
@@ -834,15 +842,27 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     fn find_offset_may_be_any(&self, offset: &str) -> bool {
-        let name = offset.trim_start_matches("this->");
-        let one_name = name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        let stepped = one_name
-            && ["+=", "-=", "++"].iter().any(|op| {
+        let offset = offset.trim_start_matches("this->");
+        let stepped = |name: &str| {
+            ["+=", "-=", "++"].iter().any(|op| {
                 self.src.contains(&format!("{name} {op}"))
                     || self.src.contains(&format!("{name}{op}"))
                     || self.src.contains(&format!("++{name}"))
-            });
-        (!one_name || stepped) && self.byte_count(offset).is_none()
+            })
+        };
+        // Arithmetic over names and numbers (`(iy_end - 1) * nx`, `half * sizeof(float)`) is
+        // one offset the code fixes (a loop's changing names are `offset_changes_per_round`'s);
+        // one read from memory (`c.offset`, `offs[i]`, `v.size()`) or a name the code steps
+        // may be any.
+        let arithmetic = offset
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_*+-/() ".contains(c))
+            && !calls_a_function(offset);
+        let fixed = arithmetic
+            && names_in_offset(offset)
+                .filter(|t| !t.starts_with(|c: char| c.is_ascii_digit()))
+                .all(|t| !stepped(t));
+        !fixed && self.byte_count(offset).is_none()
     }
 
     fn offset_view(&mut self, l: Loc, offset: &str, anywhere: bool) -> Loc {
@@ -894,4 +914,31 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.by_site.insert(key, l);
         l
     }
+}
+
+/// The names and numbers an offset as written is made of.
+fn names_in_offset(offset: &str) -> impl Iterator<Item = &str> {
+    offset
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|t| !t.is_empty())
+}
+
+/// Whether an offset as written calls a function (`f(x)`, not `sizeof(float)` or `(a + b)`).
+fn calls_a_function(offset: &str) -> bool {
+    let bytes = offset.as_bytes();
+    bytes.iter().enumerate().any(|(i, &b)| {
+        if b != b'(' || i == 0 {
+            return false;
+        }
+        let before = &offset[..i];
+        let name: String = before
+            .chars()
+            .rev()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect::<String>()
+            .chars()
+            .rev()
+            .collect();
+        !name.is_empty() && name != "sizeof"
+    })
 }

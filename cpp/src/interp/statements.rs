@@ -956,6 +956,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 if vals.is_empty() && is_pointer {
                     vals = LocSet::single(self.unknown);
                 }
+                // `const int nx = get_arg(..);`: a number points to nothing, whatever the helper
+                // returned (its own local, by value).
+                if !is_pointer && !is_array && !device_pointer && super::objects::is_scalar_type(ty) {
+                    vals = LocSet::new();
+                }
                 vals
             } else if is_pointer
                 && self.text(n).trim_start().starts_with("static")
@@ -1041,7 +1046,19 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// [`Self::waits_inside`], looking into the file's functions it calls, `depth` of them deep
     /// (bounded by `MAX_INLINE`).
     pub(super) fn waits_within(&self, body: Node<'t>, depth: usize) -> bool {
-        let is_wait = |e: &Effect| matches!(e, Effect::SyncStream(_) | Effect::SyncEvent(_) | Effect::SyncDevice);
+        // Completing MPI requests and polling (`while (!done) MPI_Test(&req, &done, ..)`) too.
+        let is_wait = |e: &Effect| {
+            matches!(
+                e,
+                Effect::SyncStream(_)
+                    | Effect::SyncEvent(_)
+                    | Effect::SyncDevice
+                    | Effect::QueryStream(_)
+                    | Effect::QueryEvent(_)
+                    | Effect::CompletesRequests(_)
+                    | Effect::TestsRequests { .. }
+            )
+        };
         let mut stack = vec![body];
         let mut seen = 0;
         while let Some(n) = stack.pop() {
