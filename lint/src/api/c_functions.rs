@@ -13,21 +13,22 @@ pub fn family(family: c::Family) -> &'static ApiFamily {
         c::Family::Runtime => &super::cuda_runtime::FAMILY,
         c::Family::Driver => &super::cuda_driver::FAMILY,
         c::Family::CHeap => &super::std_lib::FAMILY,
+        c::Family::Mpi => &super::mpi::FAMILY,
     }
 }
 
-/// What a call of a C function with these effects does, or `None` where one of them is not
-/// modelled by this front end yet (graph capture: the function stays unknown, as an opaque
-/// call).
-pub fn effects(effects: &[c::Effect]) -> Option<Vec<Effect>> {
+/// What a call of the C function `name` with these effects does, or `None` where one of them
+/// is not modelled by this front end yet (graph capture: the function stays unknown, as an
+/// opaque call).
+pub fn effects(effects: &[c::Effect], name: &'static str) -> Option<Vec<Effect>> {
     let mut out = Vec::new();
     for e in effects {
-        out.extend(effect(*e)?);
+        out.extend(effect(*e, name)?);
     }
     Some(out)
 }
 
-fn effect(e: c::Effect) -> Option<Vec<Effect>> {
+fn effect(e: c::Effect, name: &'static str) -> Option<Vec<Effect>> {
     let a = |i: c::Arg| i as u8;
     let blocking = |stream: Option<c::Arg>| match stream {
         Some(s) => (a(s), true),
@@ -89,6 +90,19 @@ fn effect(e: c::Effect) -> Option<Vec<Effect>> {
             },
         ],
         c::Effect::HostAccess { mem, write } => vec![HostAccess { arg: a(mem), write }],
+        c::Effect::UsedByLibrary { mem, write } => vec![UsedByLibrary {
+            arg: a(mem),
+            write,
+            call: name,
+        }],
+        c::Effect::StartsRequest { reads, writes, request } => vec![StartsRequest {
+            reads: reads.map(a),
+            writes: writes.map(a),
+            request: a(request),
+            call: name,
+        }],
+        c::Effect::CompletesRequests(r) => vec![CompletesRequests(a(r))],
+        c::Effect::TestsRequests { requests, .. } => vec![TestsRequests(a(requests))],
         c::Effect::DevicePointerOf { out, host } => vec![Derive(a(host)), RetInto(a(out))],
         c::Effect::Copy {
             dst,

@@ -13,6 +13,7 @@ pub mod c_functions;
 pub mod cuda_driver;
 pub mod cuda_runtime;
 pub mod cudarc_safe;
+pub mod mpi;
 pub mod runtime;
 pub mod std_lib;
 pub mod user;
@@ -122,6 +123,24 @@ pub enum Effect {
     /// The host reads (`write`: writes) the memory the pointer `arg` points to, here, in the
     /// call (the C library's `memcpy`, `memset`).
     HostAccess { arg: Arg, write: bool },
+    /// A library that takes host and device memory alike (CUDA-aware MPI's `call`) reads
+    /// (`write`: writes) the memory the pointer `arg` points to on the host's timeline, before
+    /// the call returns.
+    UsedByLibrary { arg: Arg, write: bool, call: &'static str },
+    /// `call` starts a nonblocking library operation (`MPI_Irecv`) that reads the memory `reads`
+    /// points to and writes what `writes` points to until the request stored where `request`
+    /// points is completed.
+    StartsRequest {
+        reads: Option<Arg>,
+        writes: Option<Arg>,
+        request: Arg,
+        call: &'static str,
+    },
+    /// Completes the requests `Arg` points to (`MPI_Wait`, `MPI_Waitall`).
+    CompletesRequests(Arg),
+    /// Asks whether the requests `Arg` points to are complete (`MPI_Test`): taken as a
+    /// completion, as a query is a wait.
+    TestsRequests(Arg),
     /// The return value is what `Arg` points at refers to (an iterator's next item).
     Contents(Arg),
     /// Another handle to what the handle `Arg` points at refers to (`Arc::clone(&a)`): its value
@@ -412,6 +431,12 @@ impl ApiFamily {
     pub fn is_cuda(&self) -> bool {
         !std::ptr::eq(self, &std_lib::FAMILY)
     }
+
+    /// Whether its advice is the one diagnostics give for the CUDA API in use: a CUDA API's
+    /// (not the standard library's, not MPI's, whose operations carry their own).
+    pub fn advises(&self) -> bool {
+        self.is_cuda() && !std::ptr::eq(self, &mpi::FAMILY)
+    }
 }
 
 /// Modules of bindings named after their C symbols that only older versions of a modelled crate
@@ -427,6 +452,7 @@ pub static FAMILIES: &[&ApiFamily] = &[
     &cuda_driver::FAMILY,
     &cuda_runtime::FAMILY,
     &std_lib::FAMILY,
+    &mpi::FAMILY,
 ];
 
 /// All families, indexed by path.
@@ -481,12 +507,13 @@ impl Tables {
         // The C functions, from the table the C++ front end reads too; built once, so their
         // effects live as long as the tables.
         for function in cuda_lint_c_api::functions() {
-            let Some(effects) = c_functions::effects(function.effects) else {
-                continue;
-            };
-            let effects: &'static [Effect] = Vec::leak(effects);
             let family = c_functions::family(function.family);
             for name in function.names {
+                // Per name: a library's effects name the function called.
+                let Some(effects) = c_functions::effects(function.effects, name) else {
+                    continue;
+                };
+                let effects: &'static [Effect] = Vec::leak(effects);
                 tables.symbols.insert(name, Entry { effects, family });
             }
         }

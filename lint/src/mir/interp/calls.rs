@@ -53,7 +53,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             if let Some(entry) = effects {
                 let ret_ty = self.instantiate(f, destination.ty(&body.local_decls, self.tcx).ty);
                 // The CUDA API in use (what diagnostics name in their advice).
-                if entry.family.is_cuda() {
+                if entry.family.advises() {
                     self.family = entry.family;
                 }
                 self.apply(&call, entry.effects, ret_ty, state)

@@ -112,6 +112,40 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let access = if write { Access::Write } else { Access::Read };
                     self.host_access(f, &data, access, call.si, state);
                 }
+                Effect::UsedByLibrary { arg, write, call: name } => {
+                    let v = self.arg(call, arg, &ret);
+                    let data = self.derive(state, &v);
+                    self.library_access(call, &data, write, name, state);
+                }
+                Effect::StartsRequest {
+                    reads,
+                    writes,
+                    request,
+                    call: name,
+                } => {
+                    let mut used = [LocSet::new(), LocSet::new()];
+                    for (i, a) in [reads, writes].into_iter().enumerate() {
+                        if let Some(a) = a {
+                            let v = self.arg(call, a, &ret);
+                            used[i] = self.derive(state, &v);
+                            self.library_access(call, &used[i], i == 1, name, state);
+                        }
+                    }
+                    let requests = self.requests_at(call, request, &ret);
+                    self.start_request(call, &requests, &used[0], &used[1], state);
+                }
+                Effect::CompletesRequests(a) => {
+                    let requests = self.requests_at(call, a, &ret);
+                    self.complete_requests(&requests, false, state);
+                }
+                // A test polled in a loop until it says done (`while done == 0 { MPI_Test(..) }`)
+                // completes the request; called once, nothing.
+                Effect::TestsRequests(a) => {
+                    if self.in_a_loop_here(call.f, call.bb) {
+                        let requests = self.requests_at(call, a, &ret);
+                        self.complete_requests(&requests, true, state);
+                    }
+                }
                 Effect::Push { vec, value } => {
                     // The value becomes an element (of a `Vec`, or an argument of a launch
                     // being built): what it refers to, the element refers to.
@@ -2603,6 +2637,96 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             })
     }
 
+    /// CUDA-aware MPI's call uses `data` on the host's timeline (see `Effect::UsedByLibrary`).
+    fn library_access(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        data: &LocSet,
+        write: bool,
+        name: &'static str,
+        state: &mut State,
+    ) {
+        if data.is_empty() {
+            return;
+        }
+        if self.reporting {
+            let access = if write { Access::Write } else { Access::Read };
+            let event = Event::LibraryAccess {
+                regions: data,
+                access,
+                call: name,
+            };
+            self.emit(call.f, call.span, call.si, event, state);
+        }
+        let regions = self.regions();
+        self.machine.host_touched(&mut state.m, data, write, &regions);
+    }
+
+    /// The requests argument `a` points to (`&mut req`, `reqs.as_mut_ptr()`): the memory that
+    /// holds them, one request per allocation or variable (the place itself: a request handle
+    /// that is a pointer, as Open MPI's, is not followed to what it points to).
+    fn requests_at(&mut self, call: &CallSite<'_, 'tcx>, a: crate::api::Arg, ret: &LocSet) -> LocSet {
+        let held = self.arg(call, a, ret);
+        let regions = self.regions();
+        held.iter()
+            .map(|l| cuda_lint_machine::Regions::root(&regions, l))
+            .collect()
+    }
+
+    /// A nonblocking operation that reads `reads` and writes `writes` until `requests` complete
+    /// (`MPI_Irecv`).
+    fn start_request(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        requests: &LocSet,
+        reads: &LocSet,
+        writes: &LocSet,
+        state: &mut State,
+    ) {
+        if requests.is_empty() || (reads.is_empty() && writes.is_empty()) {
+            return;
+        }
+        let id = match self.op_index.get(&(call.f, call.bb)) {
+            Some(&id) => id,
+            None => {
+                let id = self.machine.new_op(OpKind::Request, &MPI_ADVICE);
+                self.op_sites.push((call.f, call.span));
+                self.op_blocks.push(call.bb);
+                self.op_index.insert((call.f, call.bb), id);
+                id
+            }
+        };
+        for r in requests.iter() {
+            self.machine.set_request(r);
+        }
+        self.machine.add_uses(id, requests, reads, writes);
+        // It holds pageable memory too, until completed.
+        self.machine.set_host_in_stream_order(id);
+        self.emit(call.f, call.span, call.si, Event::Enqueue { op: id }, state);
+        self.machine.start(&mut state.m, id);
+        for per_variant in state.running_when.values_mut() {
+            for ops in per_variant.values_mut() {
+                ops.insert(id);
+            }
+        }
+    }
+
+    /// `MPI_Wait`, `MPI_Waitall`, a polled `MPI_Test`: the operations on `requests` finish. A
+    /// request no operation in flight was started on (held where the analysis did not follow
+    /// it) may be any.
+    /// `polled`: by a test in a loop (see [`cuda_lint_machine::Machine::complete_requests`]).
+    fn complete_requests(&mut self, requests: &LocSet, polled: bool, state: &mut State) {
+        let known = state.m.inflight_may.iter().any(|op| {
+            let o = self.machine.op(op);
+            o.kind == OpKind::Request && o.streams.intersects(requests)
+        });
+        let which = if known { requests.clone() } else { LocSet::new() };
+        // Not `record_wait_loop`: the request was started before the polling loop, and a loop
+        // around both (a time step) starts it again each round, so nothing of a later round is
+        // left "before the wait".
+        self.machine.complete_requests(&mut state.m, &which, polled);
+    }
+
     /// Enqueues an operation: the lints see it against the work already in flight, then it starts.
     pub(super) fn enqueue(
         &mut self,
@@ -3055,3 +3179,6 @@ fn option_tuple_tys(ty: Ty<'_>) -> Option<&ty::List<Ty<'_>>> {
         _ => None,
     }
 }
+
+/// How MPI's findings say to fix them.
+static MPI_ADVICE: cuda_lint_machine::Advice = cuda_lint_c_api::MPI_ADVICE;
