@@ -1149,9 +1149,19 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// argument points to an array of them (`MPI_Waitall(n, reqs, ..)`): every request started
     /// in that array.
     fn requests_at(&mut self, a: Option<Node<'t>>, vals: &LocSet, array: bool) -> LocSet {
-        let held = self.memory(vals);
+        let mut held = self.memory(vals);
         if !held.is_empty() {
             if !array {
+                // One element of an array the code declares (`&reqs[1]`, `reqs + 1`), which
+                // `&h[k]` leaves whole (its elements are where calls store): a request of its own.
+                if let Some(k) = a.and_then(|a| self.element_index(a)) {
+                    let anywhere =
+                        self.offset_may_be_any(&k) || a.is_some_and(|a| self.offset_changes_per_round(a, &k));
+                    held = held
+                        .iter()
+                        .map(|l| self.offset_view(l, &format!("+{k}"), anywhere))
+                        .collect();
+                }
                 return held;
             }
             let roots: LocSet = held.iter().map(|l| self.root_of(l)).collect();
@@ -1272,6 +1282,24 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             cur = p.parent();
         }
         false
+    }
+}
+
+impl<'s, 't> FileAnalysis<'s, 't> {
+    /// The index an argument names an element at, as written (`&reqs[1]` and `reqs + 1`: `1`).
+    fn element_index(&self, a: Node<'t>) -> Option<String> {
+        let a = strip_casts(a, self.src)?;
+        let index = match a.kind() {
+            "pointer_expression" if self.text(a).trim_start().starts_with('&') => {
+                let x = a.field("argument").filter(|x| x.kind() == "subscript_expression")?;
+                x.field("indices")
+                    .and_then(|l| l.named_child(0))
+                    .or_else(|| x.field("index"))?
+            }
+            "binary_expression" if a.field("operator").is_some_and(|o| self.text(o) == "+") => a.field("right")?,
+            _ => return None,
+        };
+        Some(self.text(index).split_whitespace().collect())
     }
 }
 

@@ -832,7 +832,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// what they are.
     /// Whether a pointer's offset as written (`size`, `i * chunk`, `c.offset`) may be any
     /// offset: not a constant, and not one name the code leaves unchanged.
-    fn offset_may_be_any(&self, offset: &str) -> bool {
+    pub(super) fn offset_may_be_any(&self, offset: &str) -> bool {
         if let Some(&any) = self.offsets_any.borrow().get(offset) {
             return any;
         }
@@ -865,7 +865,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         !fixed && self.byte_count(offset).is_none()
     }
 
-    fn offset_view(&mut self, l: Loc, offset: &str, anywhere: bool) -> Loc {
+    pub(super) fn offset_view(&mut self, l: Loc, offset: &str, anywhere: bool) -> Loc {
         let info = &self.locs[l.0 as usize];
         if l == self.null
             || l == self.unknown

@@ -97,9 +97,10 @@ declare_lint! {
     /// whole buffer, a host loop over every element while a copy into `h + half` runs). `h[k]`
     /// is the part `h + k` where the program names that part.
     /// CUDA-aware MPI: `MPI_Waitany`/`MPI_Waitsome` are taken to complete every request they
-    /// are given, and `MPI_Test` polled in a loop the requests it tests; the requests of one
-    /// array are one request (`MPI_Wait(&reqs[0])` completes `reqs[1]`'s operation too), and
-    /// `MPI_Test` outside a loop completes nothing. Work a synchronous call may leave running (a
+    /// are given, and `MPI_Test` polled in a loop the requests it tests (in Rust, any `MPI_Test`
+    /// in a loop; in C++, one in a loop that ends on its flag); in Rust the requests of one array
+    /// are one request (`MPI_Wait(&mut reqs[0])` completes `reqs[1]`'s operation too; in C++,
+    /// `&reqs[1]` is a request of its own). Work a synchronous call may leave running (a
     /// `cudaMemset` of device memory) is not taken to race with MPI. rsmpi's safe API (the `mpi`
     /// crate's `process.send(&buf)`) is not modelled.
     /// A value sent over a channel (`Sender::send`) is the receiver's at once: where it carries
