@@ -856,3 +856,68 @@ void ok_helper_posted_irecv_waited() {
     cudaFree(d);
     cudaFree(d_out);
 }
+
+// Added after the second corpora (cpp-mpi19b s309, s315): an MPI_Testall called once in a
+// time-step loop is no poll; one in a loop that breaks on its flag is.
+void fires_testall_once_in_time_loop(int steps) {
+    float *d_ghost, *d_out;
+    cudaMalloc(&d_ghost, BYTES);
+    cudaMalloc(&d_out, BYTES);
+    cudaMemset(d_ghost, 0, BYTES);
+    for (int step = 0; step < steps; ++step) {
+        MPI_Request reqs[1];
+        int arrived = 0;
+        MPI_Irecv(d_ghost, N, MPI_FLOAT, 0, step, MPI_COMM_WORLD, &reqs[0]);
+        MPI_Testall(1, reqs, &arrived, MPI_STATUSES_IGNORE);
+        scale<<<BLOCKS, THREADS>>>(d_ghost, d_out, N); //~ missing_sync
+        MPI_Waitall(1, reqs, MPI_STATUSES_IGNORE);
+        cudaDeviceSynchronize();
+    }
+    cudaFree(d_ghost);
+    cudaFree(d_out);
+}
+
+void ok_testall_polled_with_break(int steps) {
+    float *d_ghost, *d_out;
+    cudaMalloc(&d_ghost, BYTES);
+    cudaMalloc(&d_out, BYTES);
+    cudaMemset(d_ghost, 0, BYTES);
+    for (int step = 0; step < steps; ++step) {
+        MPI_Request reqs[1];
+        MPI_Irecv(d_ghost, N, MPI_FLOAT, 0, step, MPI_COMM_WORLD, &reqs[0]);
+        for (;;) {
+            int arrived = 0;
+            MPI_Testall(1, reqs, &arrived, MPI_STATUSES_IGNORE);
+            if (arrived) break;
+        }
+        scale<<<BLOCKS, THREADS>>>(d_ghost, d_out, N);
+        cudaDeviceSynchronize();
+    }
+    cudaFree(d_ghost);
+    cudaFree(d_out);
+}
+
+// A broadcast started again each round while the last one may be in flight: one mistake,
+// reported once, where new work first meets it.
+void fires_ibcast_restarted_before_wait(int steps, int every) {
+    float *d_ema, *d_w;
+    cudaMalloc(&d_ema, BYTES);
+    cudaMalloc(&d_w, BYTES);
+    cudaMemset(d_w, 0, BYTES);
+    cudaMemset(d_ema, 0, BYTES);
+    MPI_Request req = MPI_REQUEST_NULL;
+    for (int step = 1; step <= steps; ++step) {
+        scale<<<BLOCKS, THREADS>>>(d_w, d_ema, N); //~ missing_sync
+        if (req != MPI_REQUEST_NULL) {
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+        }
+        if (step % every == 0) {
+            cudaDeviceSynchronize();
+            MPI_Ibcast(d_ema, N, MPI_FLOAT, 0, MPI_COMM_WORLD, &req);
+        }
+    }
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    cudaDeviceSynchronize();
+    cudaFree(d_ema);
+    cudaFree(d_w);
+}

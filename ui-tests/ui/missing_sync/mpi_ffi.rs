@@ -846,6 +846,24 @@ fn ok_test_polled_until_done() -> Result<(), DriverError> {
     Ok(())
 }
 
+// Added after the second corpora (rust-mpi19b r306): the receive of each time step polled until
+// done, the next step's receive started after that.
+fn ok_test_polled_in_each_time_step(steps: usize) -> Result<(), DriverError> {
+    let n = N as i32;
+    let mut h = vec![0.0f32; N];
+    let mut total = 0.0f32;
+    for _ in 0..steps {
+        let mut req: MPI_Request = 0;
+        unsafe { MPI_Irecv(h.as_mut_ptr() as *mut c_void, n, MPI_FLOAT, 0, 0, MPI_COMM_WORLD, &mut req) };
+        let mut done: c_int = 0;
+        while done == 0 {
+            unsafe { MPI_Test(&mut req, &mut done, MPI_STATUS_IGNORE) };
+        }
+        total += h[0];
+    }
+    Ok(())
+}
+
 // CUDA work on another buffer while the receive is in flight.
 fn ok_kernel_on_other_buffer_during_irecv() -> Result<(), DriverError> {
     let ctx = CudaContext::new(0)?;
