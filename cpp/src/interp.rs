@@ -321,8 +321,6 @@ pub struct FileAnalysis<'s, 't> {
     op_by_site: HashMap<(Vec<u32>, u32), OpId>,
     /// How many `else if`s deep the branch being split is (see `branch_body`).
     else_if_depth: u32,
-    /// MPI requests held in plain variables, by name (see `requests_at`).
-    request_by_name: HashMap<String, Loc>,
     /// The calls being run inline, by the start of each call, outermost first.
     call_sites: Vec<u32>,
     /// The calls of `call_sites` (whether one lies in a loop is asked only of allocations).
@@ -455,7 +453,6 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             machine: Machine::new(),
             op_sites: Vec::new(),
             op_by_site: HashMap::new(),
-            request_by_name: HashMap::new(),
             else_if_depth: 0,
             call_sites: Vec::new(),
             call_nodes: Vec::new(),
@@ -1084,7 +1081,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         // Out-parameters: `alloc(&d)` for `void alloc(float** p)` (what the callee stores
         // through `p` is `d`'s), `alloc(d)` for `void alloc(float*& p)` (`p` is `d`).
         let mut outs: Vec<(String, String)> = Vec::new();
-        for ((p, t), reference) in params.iter().zip(texts).zip(&references) {
+        // `post(&reqs[1])`, `fill(&s.buf)`: what the callee stores through the parameter goes
+        // where that argument points, once the callee returns.
+        let mut place_outs: Vec<(String, usize)> = Vec::new();
+        for (i, ((p, t), reference)) in params.iter().zip(texts).zip(&references).enumerate() {
             let Some(p) = p else { continue };
             let t = t
                 .trim()
@@ -1093,6 +1093,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 .trim();
             if let Some(x) = t.strip_prefix('&').map(str::trim).filter(|x| is_plain_name(x)) {
                 outs.push((format!("*{p}"), x.to_string()));
+            } else if t.starts_with('&') {
+                place_outs.push((format!("*{p}"), i));
             } else if *reference && is_plain_name(t) {
                 outs.push((p.clone(), t.to_string()));
             }
@@ -1176,8 +1178,17 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 self.store_field(&g, x, &v, flow);
             }
         }
+        let stored: Vec<(usize, LocSet)> = place_outs
+            .iter()
+            .filter_map(|(inner, i)| Some((*i, flow.vars.get(inner)?.clone())))
+            .filter(|(_, v)| !v.is_empty())
+            .collect();
         flow.vars = caller_vars;
         flow.objects = caller_objects;
+        for (i, v) in stored {
+            let arg = call.field("arguments").and_then(|l| l.named_child(i));
+            self.store_values_out(arg, &v, flow);
+        }
         ret
     }
 
@@ -1532,6 +1543,8 @@ fn is_host_object_type(ty: &str) -> bool {
         // structs (`cudaLaunchConfig_t`, `CUmemAllocationProp`, `cudaDeviceProp`) are.
         || ((lower.starts_with("cu") || lower.starts_with("nv"))
             && !["Config", "Prop", "Desc", "Attribute", "Params"].iter().any(|k| t.contains(k)))
+        // MPI's handles (`MPI_Request`, `MPI_Comm`), passed by value; not `MPI_Status`.
+        || (t.starts_with("MPI_") && t != "MPI_Status")
         || t.starts_with("std::")
         || t.contains("vector")
         || t.contains("thread")

@@ -408,6 +408,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         known && by.owned_by_program(),
                     );
                     self.started.allocated.push(l);
+                    // Made anew (a loop's next round): the work started before used the memory
+                    // made then, not this.
+                    self.machine.renew(&mut flow.m, &LocSet::single(l));
                     self.store_out(args.get(out).copied(), l, flow, false);
                 }
                 Effect::AllocRet { kind, by } => {
@@ -501,11 +504,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     let written = writes.map(&arg).unwrap_or_default();
                     self.library_access(n, &read, false, flow);
                     self.library_access(n, &written, true, flow);
-                    let requests = self.requests_at(args.get(request).copied(), &arg(request), false);
+                    let requests = self.new_request(n, args.get(request).copied(), flow);
                     self.start_request(n, &requests, &read, &written, args.get(request).copied(), flow);
                 }
                 Effect::CompletesRequests(i) => {
-                    let requests = self.requests_at(args.get(i).copied(), &arg(i), arrays_of_requests(n, self));
+                    let requests = self.requests_held(args.get(i).copied(), flow);
                     self.complete_requests(&requests, flow);
                 }
                 // Polled in a loop until the flag says done, a completion (a loop that polls runs
@@ -514,7 +517,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 Effect::TestsRequests { requests: i, flag } => {
                     let flag_name = args.get(flag).and_then(|f| request_variable(self.text(*f)));
                     if flag_name.is_some_and(|name| self.polls(n, &name)) {
-                        let requests = self.requests_at(args.get(i).copied(), &arg(i), arrays_of_requests(n, self));
+                        let requests = self.requests_held(args.get(i).copied(), flow);
                         self.complete_requests(&requests, flow);
                     }
                 }
@@ -1143,49 +1146,41 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         f.names.iter().copied().find(|name| *name == called)
     }
 
-    /// The requests an argument names (`&req`, `&reqs[1]`, `reqs + i`, `reqs.data()`): the
-    /// place that holds one where the analysis follows it (an element of an array, a vector's
-    /// buffer), else one request per variable name (a plain `MPI_Request req;`). `array`: the
-    /// argument points to an array of them (`MPI_Waitall(n, reqs, ..)`): every request started
-    /// in that array.
-    fn requests_at(&mut self, a: Option<Node<'t>>, vals: &LocSet, array: bool) -> LocSet {
-        let mut held = self.memory(vals);
-        if !held.is_empty() {
-            if !array {
-                // One element of an array the code declares (`&reqs[1]`, `reqs + 1`), which
-                // `&h[k]` leaves whole (its elements are where calls store): a request of its own.
-                if let Some(k) = a.and_then(|a| self.element_index(a)) {
-                    let anywhere =
-                        self.offset_may_be_any(&k) || a.is_some_and(|a| self.offset_changes_per_round(a, &k));
-                    held = held
-                        .iter()
-                        .map(|l| self.offset_view(l, &format!("+{k}"), anywhere))
-                        .collect();
-                }
-                return held;
-            }
-            let roots: LocSet = held.iter().map(|l| self.root_of(l)).collect();
-            let mut all = held;
-            for r in self.machine.requests().iter() {
-                if roots.contains(self.root_of(r)) {
-                    all.insert(r);
-                }
-            }
-            return all;
-        }
-        let Some(name) = a.and_then(|a| request_variable(self.text(a))) else {
+    /// A new request, made by the nonblocking call at `n` and stored where its request argument
+    /// `a` points (`&req`, `&reqs[1]`, `req` a helper's `MPI_Request*`): a handle, copied and
+    /// passed by value as streams are (`reqs[0] = post_recv(..)`).
+    fn new_request(&mut self, n: Node<'t>, a: Option<Node<'t>>, flow: &mut Flow) -> LocSet {
+        let r = self.loc_at(n, "request", None, None, true);
+        self.machine.set_request(r);
+        self.store_out(a, r, flow, true);
+        LocSet::single(r)
+    }
+
+    /// The requests held where an argument points (`&req`, `&reqs[0]`, and an array of them:
+    /// `reqs`, `reqs.data()`, whose elements are all of them). Empty where none is known: a
+    /// request the analysis did not see made.
+    fn requests_held(&mut self, a: Option<Node<'t>>, flow: &mut Flow) -> LocSet {
+        let Some(a) = a.and_then(|a| strip_casts(a, self.src)) else {
             return LocSet::new();
         };
-        let l = match self.request_by_name.get(&name) {
-            Some(&l) => l,
-            None => {
-                let site = self.site(a.unwrap());
-                let l = self.new_loc(None, Some(name.clone()), site, false);
-                self.request_by_name.insert(name, l);
-                l
+        let mut held = if a.kind() == "pointer_expression" && self.text(a).trim_start().starts_with('&') {
+            match a.field("argument") {
+                Some(x) => self.expr(x, flow, false),
+                None => LocSet::new(),
             }
+        } else {
+            let places = self.expr(a, flow, false);
+            let mut v = self.field_value(&places, ELEMENTS, flow);
+            if a.kind() == "identifier" {
+                // A helper's `MPI_Request* req`: what the caller passed the address of.
+                if let Some(x) = flow.vars.get(&format!("*{}", self.text(a))) {
+                    v.union_with(x);
+                }
+            }
+            v
         };
-        LocSet::single(l)
+        held.intersect_with(self.machine.requests());
+        held
     }
 
     /// A nonblocking operation that reads `read` and writes `written` until `requests` complete.
@@ -1218,9 +1213,6 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 op
             }
         };
-        for r in requests.iter() {
-            self.machine.set_request(r);
-        }
         self.machine.add_uses(op, requests, &reads, &writes);
         // It holds pageable memory too, until completed.
         self.machine.set_host_in_stream_order(op);
@@ -1229,13 +1221,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         self.started.ops.push(op);
     }
 
-    /// `MPI_Wait`, `MPI_Waitall`, a polled `MPI_Test`: the operations on `requests` finish. A
-    /// request no operation was ever started on (held where the analysis did not follow it, a
-    /// pointer a helper was given) may be any.
+    /// `MPI_Wait`, `MPI_Waitall`, a polled `MPI_Test`: the operations on `requests` finish. No
+    /// request known (held where the analysis did not follow it) may be any.
     fn complete_requests(&mut self, requests: &LocSet, flow: &mut Flow) {
-        let known = requests.intersects(self.machine.requests());
-        let which = if known { requests.clone() } else { LocSet::new() };
-        self.machine.complete_requests(&mut flow.m, &which, false);
+        self.machine.complete_requests(&mut flow.m, requests, false);
     }
 }
 
@@ -1283,31 +1272,6 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
         false
     }
-}
-
-impl<'s, 't> FileAnalysis<'s, 't> {
-    /// The index an argument names an element at, as written (`&reqs[1]` and `reqs + 1`: `1`).
-    fn element_index(&self, a: Node<'t>) -> Option<String> {
-        let a = strip_casts(a, self.src)?;
-        let index = match a.kind() {
-            "pointer_expression" if self.text(a).trim_start().starts_with('&') => {
-                let x = a.field("argument").filter(|x| x.kind() == "subscript_expression")?;
-                x.field("indices")
-                    .and_then(|l| l.named_child(0))
-                    .or_else(|| x.field("index"))?
-            }
-            "binary_expression" if a.field("operator").is_some_and(|o| self.text(o) == "+") => a.field("right")?,
-            _ => return None,
-        };
-        Some(self.text(index).split_whitespace().collect())
-    }
-}
-
-/// Whether the MPI call at `n` takes an array of requests (`MPI_Waitall(count, reqs, ..)`,
-/// `MPI_Testany`), not one (`MPI_Wait(&req, ..)`, `MPI_Test`).
-fn arrays_of_requests(n: Node<'_>, a: &FileAnalysis<'_, '_>) -> bool {
-    a.library_name(n)
-        .is_some_and(|name| !matches!(name, "MPI_Wait" | "MPI_Test"))
 }
 
 /// The variable a request argument names: `&req` is `req`, `&reqs[i]` and `reqs + 1` are

@@ -921,3 +921,85 @@ void fires_ibcast_restarted_before_wait(int steps, int every) {
     cudaFree(d_ema);
     cudaFree(d_w);
 }
+
+// A request is a handle, copied by value (rust-mpi19c r413's shape): one a helper returns is
+// the one its receive started.
+static MPI_Request post_ghost_recv(float* buf, int n) {
+    MPI_Request r;
+    MPI_Irecv(buf, n, MPI_FLOAT, 0, 3, MPI_COMM_WORLD, &r);
+    return r;
+}
+
+void ok_returned_request_waited_in_array() {
+    float *d_in, *d_edge, *d_out;
+    cudaMalloc(&d_in, BYTES);
+    cudaMalloc(&d_edge, BYTES);
+    cudaMalloc(&d_out, BYTES);
+    cudaMemset(d_edge, 0, BYTES);
+    MPI_Request reqs[2];
+    reqs[0] = post_ghost_recv(d_in, N);
+    MPI_Isend(d_edge, N, MPI_FLOAT, 1, 3, MPI_COMM_WORLD, &reqs[1]);
+    MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+    scale<<<BLOCKS, THREADS>>>(d_in, d_out, N);
+    cudaDeviceSynchronize();
+    cudaFree(d_in);
+    cudaFree(d_edge);
+    cudaFree(d_out);
+}
+
+void fires_returned_request_only_the_send_waited() {
+    float *d_in, *d_edge, *d_out;
+    cudaMalloc(&d_in, BYTES);
+    cudaMalloc(&d_edge, BYTES);
+    cudaMalloc(&d_out, BYTES);
+    cudaMemset(d_edge, 0, BYTES);
+    MPI_Request reqs[2];
+    reqs[0] = post_ghost_recv(d_in, N);
+    MPI_Isend(d_edge, N, MPI_FLOAT, 1, 3, MPI_COMM_WORLD, &reqs[1]);
+    MPI_Wait(&reqs[1], MPI_STATUS_IGNORE);
+    scale<<<BLOCKS, THREADS>>>(d_in, d_out, N); //~ missing_sync
+    MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+    cudaDeviceSynchronize();
+    cudaFree(d_in);
+    cudaFree(d_edge);
+    cudaFree(d_out);
+}
+
+// A helper that starts a send and hands its request back through a pointer into the caller's
+// array (cpp-mpi19c s418): the caller's MPI_Waitall completes it.
+static void ship(float* d_stage, int n, cudaStream_t s, MPI_Request* req) {
+    fill<<<BLOCKS, THREADS, 0, s>>>(d_stage, n);
+    cudaStreamSynchronize(s);
+    MPI_Isend(d_stage, n, MPI_FLOAT, 1, 4, MPI_COMM_WORLD, req);
+}
+
+void ok_helper_request_through_pointer_waited(int steps) {
+    float *d_stage, *d_backup;
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    cudaMalloc(&d_stage, BYTES);
+    cudaMalloc(&d_backup, BYTES);
+    MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    for (int step = 0; step < steps; ++step) {
+        MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+        MPI_Irecv(d_backup, N, MPI_FLOAT, 1, 4, MPI_COMM_WORLD, &reqs[0]);
+        ship(d_stage, N, s, &reqs[1]);
+    }
+    MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+    cudaFree(d_stage);
+    cudaFree(d_backup);
+    cudaStreamDestroy(s);
+}
+
+// Each round receives into memory it just allocated (cpp-mpi19c s412): the last round's receive
+// uses other memory.
+void ok_receive_into_new_buffer_each_round(int total) {
+    std::vector<float*> d_tiles(total, nullptr);
+    std::vector<MPI_Request> rreq(total, MPI_REQUEST_NULL);
+    for (int i = 0; i < total; ++i) {
+        cudaMalloc(&d_tiles[i], BYTES);
+        MPI_Irecv(d_tiles[i], N, MPI_FLOAT, 1, i, MPI_COMM_WORLD, &rreq[i]);
+    }
+    MPI_Waitall(total, rreq.data(), MPI_STATUSES_IGNORE);
+    for (int i = 0; i < total; ++i) cudaFree(d_tiles[i]);
+}
