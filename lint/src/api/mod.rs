@@ -52,6 +52,9 @@ pub enum ObjKind {
     Guard,
     /// A kernel launch being built (cudarc's `LaunchArgs`).
     LaunchBuilder,
+    /// A nonblocking MPI operation's request (`MPI_Irecv(.., &mut req)`), a handle copied by
+    /// value.
+    Request,
 }
 
 /// What a handle refers to.

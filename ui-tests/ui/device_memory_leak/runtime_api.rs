@@ -102,6 +102,21 @@ fn ok_cudamalloc_freed() -> Result<(), RuntimeError> {
     r
 }
 
+// Added in the twelfth session (rust-mpi19c r410): each element of an array allocated in a
+// loop over it, all freed after; one element's allocation is not stored over another's.
+fn ok_allocated_per_element_of_an_array() -> Result<(), RuntimeError> {
+    let mut raw: [*mut c_void; 2] = [std::ptr::null_mut(); 2];
+    for slot in raw.iter_mut() {
+        let e = unsafe { cudaMalloc(slot, BYTES) };
+        assert_eq!(e, cudaError_t::cudaSuccess);
+    }
+    let r = unsafe { cudaMemset(raw[0], 0, BYTES) }.result();
+    for p in raw {
+        unsafe { cudaFree(p) }.result()?;
+    }
+    r
+}
+
 fn ok_freed_before_return_err() -> Result<(), RuntimeError> {
     let host = [1.0f32; N];
     let mut d: *mut c_void = std::ptr::null_mut();

@@ -864,6 +864,35 @@ fn ok_test_polled_in_each_time_step(steps: usize) -> Result<(), DriverError> {
     Ok(())
 }
 
+// A request is a handle copied by value (rust-mpi19c r413): one a helper returns is the one its
+// receive started, and an array's elements are all its requests.
+fn post_recv_into(h: &mut [f32]) -> MPI_Request {
+    let mut req: MPI_Request = 0;
+    unsafe { MPI_Irecv(h.as_mut_ptr() as *mut c_void, h.len() as i32, MPI_FLOAT, 0, 0, MPI_COMM_WORLD, &mut req) };
+    req
+}
+
+fn ok_returned_request_waited_in_array() -> Result<(), DriverError> {
+    let mut h = vec![0.0f32; N];
+    let send = vec![1.0f32; N];
+    let mut reqs: [MPI_Request; 2] = [0; 2];
+    reqs[0] = post_recv_into(&mut h);
+    unsafe { MPI_Isend(send.as_ptr() as *const c_void, N as i32, MPI_FLOAT, 1, 0, MPI_COMM_WORLD, &mut reqs[1]) };
+    unsafe { MPI_Waitall(2, reqs.as_mut_ptr(), MPI_STATUSES_IGNORE) };
+    let first = h[0];
+    Ok(())
+}
+
+fn fires_returned_request_never_waited() -> Result<(), DriverError> {
+    let mut h = vec![0.0f32; N];
+    let req = post_recv_into(&mut h);
+    let first = h[0];
+    //~^ missing_sync
+    let mut req = req;
+    unsafe { MPI_Wait(&mut req, MPI_STATUS_IGNORE) };
+    Ok(())
+}
+
 // CUDA work on another buffer while the receive is in flight.
 fn ok_kernel_on_other_buffer_during_irecv() -> Result<(), DriverError> {
     let ctx = CudaContext::new(0)?;

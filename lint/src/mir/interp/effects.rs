@@ -131,18 +131,18 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                             self.library_access(call, &used[i], i == 1, name, state);
                         }
                     }
-                    let requests = self.requests_at(call, request, &ret);
+                    let requests = self.new_request(call, request, &ret, state);
                     self.start_request(call, &requests, &used[0], &used[1], state);
                 }
                 Effect::CompletesRequests(a) => {
-                    let requests = self.requests_at(call, a, &ret);
+                    let requests = self.requests_held(call, a, &ret, state);
                     self.complete_requests(&requests, false, state);
                 }
                 // A test polled in a loop until it says done (`while done == 0 { MPI_Test(..) }`)
                 // completes the request; called once, nothing.
                 Effect::TestsRequests(a) => {
                     if self.in_a_loop_here(call.f, call.bb) {
-                        let requests = self.requests_at(call, a, &ret);
+                        let requests = self.requests_held(call, a, &ret, state);
                         self.complete_requests(&requests, true, state);
                     }
                 }
@@ -2148,6 +2148,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         if !self.reporting {
             return;
         }
+        // An element of a collection (`for slot in raw.iter_mut() { cudaMalloc(slot, ..) }`) is
+        // one location for all of them: what it held is another element's, not overwritten.
+        if matches!(self.locs.get(slot).parent, Some((_, Proj::Index))) {
+            return;
+        }
         let Some(old) = state.values.get(&slot) else { return };
         let unreleased = state.m.unreleased();
         let mut lost = LocSet::new();
@@ -2662,15 +2667,47 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         self.machine.host_touched(&mut state.m, data, write, &regions);
     }
 
-    /// The requests argument `a` points to (`&mut req`, `reqs.as_mut_ptr()`): the memory that
-    /// holds them, one request per allocation or variable (the place itself: a request handle
-    /// that is a pointer, as Open MPI's, is not followed to what it points to).
-    fn requests_at(&mut self, call: &CallSite<'_, 'tcx>, a: crate::api::Arg, ret: &LocSet) -> LocSet {
-        let held = self.arg(call, a, ret);
-        let regions = self.regions();
-        held.iter()
-            .map(|l| cuda_lint_machine::Regions::root(&regions, l))
-            .collect()
+    /// A new request, made by the nonblocking call and stored where its argument `a` points
+    /// (`&mut req`, `&mut reqs[1]`): a handle, copied by value (`reqs[0] = post_recv(..)`).
+    fn new_request(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        a: crate::api::Arg,
+        ret: &LocSet,
+        state: &mut State,
+    ) -> LocSet {
+        let new = self.locs.fresh(
+            call.f,
+            call.bb,
+            REQUEST_SLOT,
+            Target::Obj(ObjKind::Request),
+            call.span,
+            None,
+        );
+        self.machine.set_request(new);
+        let slots = self.arg(call, a, ret);
+        // An element of an array (`&mut reqs[1]`) is one location for all of them: the others'
+        // requests stay.
+        let element = |l: LocId| matches!(self.locs.get(l).parent, Some((_, Proj::Index)));
+        let strong = slots.len() == 1 && !slots.iter().any(element);
+        for slot in slots.iter() {
+            self.store(state, slot, &LocSet::single(new), strong);
+        }
+        LocSet::single(new)
+    }
+
+    /// The requests held where argument `a` points (`&mut req`, and an array of them:
+    /// `reqs.as_mut_ptr()`, whose elements are all of them). Empty where none is known.
+    fn requests_held(&mut self, call: &CallSite<'_, 'tcx>, a: crate::api::Arg, ret: &LocSet, state: &State) -> LocSet {
+        let places = self.arg(call, a, ret);
+        let mut held = LocSet::new();
+        for p in places.iter() {
+            held.union_with(&self.read_value(state, p));
+            let element = self.locs.child(p, Proj::Index);
+            held.union_with(&self.read_value(state, element));
+        }
+        held.intersect_with(self.machine.requests());
+        held
     }
 
     /// A nonblocking operation that reads `reads` and writes `writes` until `requests` complete
@@ -2696,9 +2733,6 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 id
             }
         };
-        for r in requests.iter() {
-            self.machine.set_request(r);
-        }
         self.machine.add_uses(id, requests, reads, writes);
         // It holds pageable memory too, until completed.
         self.machine.set_host_in_stream_order(id);
@@ -2711,20 +2745,14 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
     }
 
-    /// `MPI_Wait`, `MPI_Waitall`, a polled `MPI_Test`: the operations on `requests` finish. A
-    /// request no operation in flight was started on (held where the analysis did not follow
-    /// it) may be any.
+    /// `MPI_Wait`, `MPI_Waitall`, a polled `MPI_Test`: the operations on `requests` finish. No
+    /// request known (held where the analysis did not follow it) may be any.
     /// `polled`: by a test in a loop (see [`cuda_lint_machine::Machine::complete_requests`]).
     fn complete_requests(&mut self, requests: &LocSet, polled: bool, state: &mut State) {
-        let known = state.m.inflight_may.iter().any(|op| {
-            let o = self.machine.op(op);
-            o.kind == OpKind::Request && o.streams.intersects(requests)
-        });
-        let which = if known { requests.clone() } else { LocSet::new() };
         // Not `record_wait_loop`: the request was started before the polling loop, and a loop
         // around both (a time step) starts it again each round, so nothing of a later round is
         // left "before the wait".
-        self.machine.complete_requests(&mut state.m, &which, polled);
+        self.machine.complete_requests(&mut state.m, requests, polled);
     }
 
     /// Enqueues an operation: the lints see it against the work already in flight, then it starts.
@@ -3182,3 +3210,6 @@ fn option_tuple_tys(ty: Ty<'_>) -> Option<&ty::List<Ty<'_>>> {
 
 /// How MPI's findings say to fix them.
 static MPI_ADVICE: cuda_lint_machine::Advice = cuda_lint_c_api::MPI_ADVICE;
+
+/// Which fresh location of a nonblocking MPI call its request is (its effects make no other).
+const REQUEST_SLOT: u8 = 200;
