@@ -507,9 +507,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     let requests = self.new_request(n, args.get(request).copied(), flow);
                     self.start_request(n, &requests, &read, &written, args.get(request).copied(), flow);
                 }
-                Effect::CompletesRequests(i) => {
+                // Over an array's requests, a wait over a collection: a path that skipped it
+                // (`if (reqs.empty()) return;`) is one where the array held none.
+                Effect::CompletesRequests { requests: i, array } => {
                     let requests = self.requests_held(args.get(i).copied(), flow);
-                    self.complete_requests(&requests, flow);
+                    let over_collection = array && args.get(i).is_some_and(|a| self.emptiness_tested(n, *a));
+                    self.complete_requests(&requests, over_collection, flow);
                 }
                 // Polled in a loop until the flag says done, a completion (a loop that polls runs
                 // at least once: `waits_inside`); once, or in a loop that does not test its
@@ -518,7 +521,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     let flag_name = args.get(flag).and_then(|f| request_variable(self.text(*f)));
                     if flag_name.is_some_and(|name| self.polls(n, &name)) {
                         let requests = self.requests_held(args.get(i).copied(), flow);
-                        self.complete_requests(&requests, flow);
+                        self.complete_requests(&requests, false, flow);
                     }
                 }
                 Effect::Returns { kind } => {
@@ -1223,12 +1226,39 @@ impl<'s, 't> FileAnalysis<'s, 't> {
 
     /// `MPI_Wait`, `MPI_Waitall`, a polled `MPI_Test`: the operations on `requests` finish. No
     /// request known (held where the analysis did not follow it) may be any.
-    fn complete_requests(&mut self, requests: &LocSet, flow: &mut Flow) {
-        self.machine.complete_requests(&mut flow.m, requests, false);
+    /// `over_collection`: over an array's requests (see `Machine::complete_requests`).
+    fn complete_requests(&mut self, requests: &LocSet, over_collection: bool, flow: &mut Flow) {
+        self.machine.complete_requests(&mut flow.m, requests, over_collection);
     }
 }
 
 impl<'s, 't> FileAnalysis<'s, 't> {
+    /// Whether the function around the wait at `n` asks the collection its argument `a` names
+    /// (`reqs.data()`, `reqs`) whether it is empty (`reqs.empty()`, `reqs.size() == 0`): a wait
+    /// over its requests may be skipped only where it held none.
+    fn emptiness_tested(&self, n: Node<'t>, a: Node<'t>) -> bool {
+        let text = self.text(a).trim();
+        let name = text.strip_suffix(".data()").unwrap_or(text).trim_start_matches('&');
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '>' || c == '-')
+        {
+            return false;
+        }
+        let mut cur = n.parent();
+        while let Some(p) = cur {
+            if matches!(p.kind(), "function_definition" | "lambda_expression") {
+                let body: String = self.text(p).chars().filter(|c| !c.is_whitespace()).collect();
+                return [".empty()", ".size()==0", ".size()>0", ".size()!=0"]
+                    .iter()
+                    .any(|t| body.contains(&format!("{name}{t}")));
+            }
+            cur = p.parent();
+        }
+        false
+    }
+
     /// Whether the call at `n` sits in a loop that ends on the flag `flag` it sets: the loop's
     /// condition names it (`while (!done)`), or a `break` or `return` under a test of it does
     /// (`if (flag) break;`).

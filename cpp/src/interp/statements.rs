@@ -1055,7 +1055,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     | Effect::SyncDevice
                     | Effect::QueryStream(_)
                     | Effect::QueryEvent(_)
-                    | Effect::CompletesRequests(_)
+                    | Effect::CompletesRequests { .. }
                     | Effect::TestsRequests { .. }
             )
         };

@@ -1003,3 +1003,46 @@ void ok_receive_into_new_buffer_each_round(int total) {
     MPI_Waitall(total, rreq.data(), MPI_STATUSES_IGNORE);
     for (int i = 0; i < total; ++i) cudaFree(d_tiles[i]);
 }
+
+// A helper that waits over a vector of requests unless it is empty (rust-mpi19d r502's shape):
+// the path that skips the wait held no request. A wait only when the window is full
+// (cpp-mpi19b s327) leaves the others in flight.
+static void wait_all(std::vector<MPI_Request>& reqs) {
+    if (reqs.empty()) return;
+    MPI_Waitall((int)reqs.size(), reqs.data(), MPI_STATUSES_IGNORE);
+    reqs.clear();
+}
+
+void ok_requests_waited_by_a_helper_that_skips_an_empty_vector(int sweeps) {
+    float *d_ghost, *d_out;
+    cudaMalloc(&d_ghost, BYTES);
+    cudaMalloc(&d_out, BYTES);
+    cudaMemset(d_ghost, 0, BYTES);
+    std::vector<MPI_Request> reqs;
+    for (int k = 0; k < sweeps; ++k) {
+        reqs.push_back(MPI_REQUEST_NULL);
+        MPI_Irecv(d_ghost, N, MPI_FLOAT, 0, k, MPI_COMM_WORLD, &reqs.back());
+        wait_all(reqs);
+        scale<<<BLOCKS, THREADS>>>(d_ghost, d_out, N);
+        cudaDeviceSynchronize();
+    }
+    cudaFree(d_ghost);
+    cudaFree(d_out);
+}
+
+void fires_window_of_sends_waited_only_when_full(int frames, int window) {
+    float* h_msg;
+    cudaMallocHost(&h_msg, BYTES);
+    std::vector<MPI_Request> inflight;
+    for (int f = 0; f < frames; ++f) {
+        h_msg[0] = (float)f; //~ missing_sync
+        inflight.push_back(MPI_REQUEST_NULL);
+        MPI_Isend(h_msg, N, MPI_FLOAT, 1, f, MPI_COMM_WORLD, &inflight.back());
+        if ((int)inflight.size() == window) {
+            MPI_Waitall((int)inflight.size(), inflight.data(), MPI_STATUSES_IGNORE);
+            inflight.clear();
+        }
+    }
+    MPI_Waitall((int)inflight.size(), inflight.data(), MPI_STATUSES_IGNORE);
+    cudaFreeHost(h_msg);
+}

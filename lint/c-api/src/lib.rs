@@ -115,9 +115,12 @@ pub enum Effect {
         writes: Option<Arg>,
         request: Arg,
     },
-    /// Completes the requests argument `Arg` points to (one, or an array: `MPI_Wait`,
-    /// `MPI_Waitall`).
-    CompletesRequests(Arg),
+    /// Completes the requests argument `requests` points to: one (`MPI_Wait`), or, with
+    /// `array`, the elements of an array of them (`MPI_Waitall(count, requests, ..)`).
+    CompletesRequests {
+        requests: Arg,
+        array: bool,
+    },
     /// Asks whether the requests argument `requests` points to are complete (`MPI_Test`), setting
     /// the flag `flag` points to: polled in a loop until the flag says they are, a completion.
     TestsRequests {
@@ -335,8 +338,16 @@ impl Effect {
             | LoadModule { out, image: None } => vec![out],
             StreamCreate { out, flags: Some(f) } => vec![out, f],
             LoadModule { out, image: Some(i) } => vec![out, i],
-            AllocatedOn(a) | SyncStream(a) | SyncEvent(a) | QueryStream(a) | QueryEvent(a) | BeginCapture(a)
-            | EndCapture(a) | Register(a) | Unregister(a) | CompletesRequests(a) => vec![a],
+            AllocatedOn(a)
+            | SyncStream(a)
+            | SyncEvent(a)
+            | QueryStream(a)
+            | QueryEvent(a)
+            | BeginCapture(a)
+            | EndCapture(a)
+            | Register(a)
+            | Unregister(a)
+            | CompletesRequests { requests: a, .. } => vec![a],
             TestsRequests { requests, flag } => vec![requests, flag],
             WriteCombinedIf { flags } | AttachNew { flags } => vec![flags],
             AttachMem { mem, flags, stream } => vec![mem, flags, stream],

@@ -32,6 +32,12 @@ const fn starts(reads: Option<usize>, writes: Option<usize>, request: usize) -> 
     [StartsRequest { reads, writes, request }]
 }
 
+/// Completes the array of requests argument 1 points to (`MPI_Waitall(count, requests, ..)`).
+const ARRAY_1: &[crate::Effect] = &[CompletesRequests {
+    requests: 1,
+    array: true,
+}];
+
 pub(crate) static FUNCTIONS: &[Function] = &[
     // Blocking point-to-point.
     mpi(&["MPI_Send", "MPI_Ssend", "MPI_Rsend", "MPI_Bsend"], 6, SENDS_0),
@@ -84,10 +90,17 @@ pub(crate) static FUNCTIONS: &[Function] = &[
     // Completion: `MPI_Wait(request, status)`, `MPI_Waitall(count, requests, statuses)`.
     // `MPI_Waitany`/`MPI_Waitsome` complete requests the analysis cannot name: taken to complete
     // them all (a finding needs evidence).
-    mpi(&["MPI_Wait"], 2, &[CompletesRequests(0)]),
-    mpi(&["MPI_Waitall"], 3, &[CompletesRequests(1)]),
-    mpi(&["MPI_Waitany"], 4, &[CompletesRequests(1)]),
-    mpi(&["MPI_Waitsome"], 5, &[CompletesRequests(1)]),
+    mpi(
+        &["MPI_Wait"],
+        2,
+        &[CompletesRequests {
+            requests: 0,
+            array: false,
+        }],
+    ),
+    mpi(&["MPI_Waitall"], 3, ARRAY_1),
+    mpi(&["MPI_Waitany"], 4, ARRAY_1),
+    mpi(&["MPI_Waitsome"], 5, ARRAY_1),
     // `MPI_Test(request, flag, status)`: completes the request when polled until the flag is set.
     // `MPI_Testall(count, requests, flag, statuses)`, `MPI_Testany(count, requests, index, flag,
     // status)`, `MPI_Testsome(incount, requests, outcount, indices, statuses)`.

@@ -122,17 +122,19 @@ impl Machine {
     }
 
     /// Complete the requests at `requests` (`MPI_Wait`, `MPI_Waitall`): the operations started on
-    /// them finish. Requests the front end cannot name (`requests` empty) may be any. `polled`:
-    /// by a test in a loop that ends once it says done (`while (!done) MPI_Test(..)`): the path
-    /// that skips the loop is not one the program takes (as [`State::waited_over_collection`]).
-    /// Returns the operations it finished.
-    pub fn complete_requests<X: Ext>(&self, st: &mut State<X>, requests: &LocSet, polled: bool) -> OpSet {
+    /// them finish. Requests the front end cannot name (`requests` empty) may be any.
+    /// `over_collection`: by a test in a loop that ends once it says done (`while (!done)
+    /// MPI_Test(..)`), whose skipping path is not one the program takes, or by a wait over an
+    /// array's requests (`MPI_Waitall`), whose skipping path (`if (reqs.empty()) return;`) is one
+    /// where the array held none: as [`State::waited_over_collection`]. Returns the operations it
+    /// finished.
+    pub fn complete_requests<X: Ext>(&self, st: &mut State<X>, requests: &LocSet, over_collection: bool) -> OpSet {
         let done: OpSet = st
             .inflight_may
             .iter()
             .filter(|op| self.on_request(*op) && (requests.is_empty() || self.op(*op).streams.intersects(requests)))
             .collect();
-        if polled {
+        if over_collection {
             st.waited_over_collection(&done);
         }
         st.finish(&done);

@@ -101,7 +101,10 @@ fn effect(e: c::Effect, name: &'static str) -> Option<Vec<Effect>> {
             request: a(request),
             call: name,
         }],
-        c::Effect::CompletesRequests(r) => vec![CompletesRequests(a(r))],
+        c::Effect::CompletesRequests { requests, array } => vec![CompletesRequests {
+            arg: a(requests),
+            array,
+        }],
         c::Effect::TestsRequests { requests, .. } => vec![TestsRequests(a(requests))],
         c::Effect::DevicePointerOf { out, host } => vec![Derive(a(host)), RetInto(a(out))],
         c::Effect::Copy {

@@ -139,8 +139,9 @@ pub enum Effect {
         request: Arg,
         call: &'static str,
     },
-    /// Completes the requests `Arg` points to (`MPI_Wait`, `MPI_Waitall`).
-    CompletesRequests(Arg),
+    /// Completes the requests `arg` points to (`MPI_Wait`; with `array`, an array's elements:
+    /// `MPI_Waitall`).
+    CompletesRequests { arg: Arg, array: bool },
     /// Asks whether the requests `Arg` points to are complete (`MPI_Test`): taken as a
     /// completion, as a query is a wait.
     TestsRequests(Arg),

@@ -100,9 +100,12 @@ declare_lint! {
     /// are given, and `MPI_Test` polled in a loop the requests it tests (in Rust, any `MPI_Test`
     /// in a loop; in C++, one in a loop that ends on its flag); in Rust the requests of one array
     /// are one request (`MPI_Wait(&mut reqs[0])` completes `reqs[1]`'s operation too; in C++,
-    /// `&reqs[1]` is a request of its own). Work a synchronous call may leave running (a
-    /// `cudaMemset` of device memory) is not taken to race with MPI. rsmpi's safe API (the `mpi`
-    /// crate's `process.send(&buf)`) is not modelled.
+    /// `&reqs[1]` is a request of its own). Where the function asks a collection of requests
+    /// whether it is empty (`if reqs.is_empty() { return; }`), a path that skips the
+    /// `MPI_Waitall` over it is taken to have held none. A `goto` is not followed in C++ (a
+    /// `goto cleanup` that frees a buffer a receive still fills is not reported). Work a
+    /// synchronous call may leave running (a `cudaMemset` of device memory) is not taken to race
+    /// with MPI. rsmpi's safe API (the `mpi` crate's `process.send(&buf)`) is not modelled.
     /// A value sent over a channel (`Sender::send`) is the receiver's at once: where it carries
     /// nothing to wait on (an event, a stream), the send counts as a read of what an
     /// asynchronous copy may still write, even where the receiver waits on something else

@@ -134,9 +134,12 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let requests = self.new_request(call, request, &ret, state);
                     self.start_request(call, &requests, &used[0], &used[1], state);
                 }
-                Effect::CompletesRequests(a) => {
-                    let requests = self.requests_held(call, a, &ret, state);
-                    self.complete_requests(&requests, false, state);
+                // Over an array's requests, a wait over a collection: a path that skipped it
+                // (`if reqs.is_empty() { return; }`) is one where the array held none.
+                Effect::CompletesRequests { arg, array } => {
+                    let requests = self.requests_held(call, arg, &ret, state);
+                    let over_collection = array && self.body_tests_emptiness(call.f);
+                    self.complete_requests(&requests, over_collection, state);
                 }
                 // A test polled in a loop until it says done (`while done == 0 { MPI_Test(..) }`)
                 // completes the request; called once, nothing.
@@ -1286,6 +1289,22 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             && !data.allocated
             && !matches!(data.parent, Some((_, Proj::Field(i))) if i >= u32::MAX - 1)
             && !matches!(self.locs.path(s).0, Root::Static { .. })
+    }
+
+    /// Whether frame `f`'s body asks a collection whether it is empty (`reqs.is_empty()`): a
+    /// wait over an array of requests there may be skipped only where it held none.
+    fn body_tests_emptiness(&self, f: FrameId) -> bool {
+        let body = self.frames[f.0 as usize].body;
+        let tcx = self.tcx;
+        body.basic_blocks.iter().any(|data| {
+            let TerminatorKind::Call { func, .. } = &data.terminator().kind else {
+                return false;
+            };
+            let ty::FnDef(callee, _) = *func.ty(&body.local_decls, tcx).kind() else {
+                return false;
+            };
+            tcx.item_name(callee).as_str() == "is_empty"
+        })
     }
 
     /// Whether the call is in a loop of its frame that iterates over an array of constant,
@@ -2747,12 +2766,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
 
     /// `MPI_Wait`, `MPI_Waitall`, a polled `MPI_Test`: the operations on `requests` finish. No
     /// request known (held where the analysis did not follow it) may be any.
-    /// `polled`: by a test in a loop (see [`cuda_lint_machine::Machine::complete_requests`]).
-    fn complete_requests(&mut self, requests: &LocSet, polled: bool, state: &mut State) {
+    /// `over_collection`: by a test in a loop, or a wait over an array's requests (see
+    /// [`cuda_lint_machine::Machine::complete_requests`]).
+    fn complete_requests(&mut self, requests: &LocSet, over_collection: bool, state: &mut State) {
         // Not `record_wait_loop`: the request was started before the polling loop, and a loop
         // around both (a time step) starts it again each round, so nothing of a later round is
         // left "before the wait".
-        self.machine.complete_requests(&mut state.m, requests, polled);
+        self.machine.complete_requests(&mut state.m, requests, over_collection);
     }
 
     /// Enqueues an operation: the lints see it against the work already in flight, then it starts.
