@@ -95,6 +95,17 @@ pub enum Event<'e, S> {
     /// Memory is mapped at the VMM mappings `views` (`cuMemMap`), before the machine marks them
     /// mapped.
     Map { views: &'e LocSet },
+    /// The status a CUDA API function `call` returns is dropped: the call is a statement of its
+    /// own (`cudaMemcpy(..);`). `check`: the macro the file checks statuses with, if any.
+    StatusDropped { call: &'e str, check: Option<&'e str> },
+    /// A kernel launch after which its function reaches the synchronizing call `sync` (at
+    /// `sync_at`) with no `cudaGetLastError`/`cudaPeekAtLastError` in between. `check`: the
+    /// macro the file checks statuses with, if any.
+    LaunchUnchecked {
+        sync: &'e str,
+        sync_at: S,
+        check: Option<&'e str>,
+    },
 }
 
 /// How a [`Event::Deref`] uses its memory.
