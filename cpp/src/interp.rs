@@ -24,6 +24,7 @@ mod launches;
 mod objects;
 mod places;
 mod report;
+mod results;
 mod sizes;
 mod statements;
 
@@ -319,6 +320,8 @@ pub struct FileAnalysis<'s, 't> {
     machine: Machine,
     op_sites: Vec<(Site, Option<String>)>,
     op_by_site: HashMap<(Vec<u32>, u32), OpId>,
+    /// The file's function-like macros and their bodies (see `function_macros`), read once.
+    function_macros: std::cell::OnceCell<Vec<(String, String)>>,
     /// How many `else if`s deep the branch being split is (see `branch_body`).
     else_if_depth: u32,
     /// The calls being run inline, by the start of each call, outermost first.
@@ -454,6 +457,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             op_sites: Vec::new(),
             op_by_site: HashMap::new(),
             else_if_depth: 0,
+            function_macros: std::cell::OnceCell::new(),
             call_sites: Vec::new(),
             call_nodes: Vec::new(),
             per_round_offsets: Default::default(),

@@ -6,6 +6,16 @@ use super::*;
 
 impl<'s, 't> FileAnalysis<'s, 't> {
     pub(super) fn emit(&mut self, at: Node<'t>, event: Event<'_, Site>, flow: &Flow) {
+        self.emit_ordered(at, event, flow, true);
+    }
+
+    /// [`Self::emit`] of what the syntax alone says (`unchecked_cuda_result`'s events): its
+    /// findings take no part in which of the others' comes first at a site.
+    pub(super) fn emit_syntactic(&mut self, at: Node<'t>, event: Event<'_, Site>, flow: &Flow) {
+        self.emit_ordered(at, event, flow, false);
+    }
+
+    fn emit_ordered(&mut self, at: Node<'t>, event: Event<'_, Site>, flow: &Flow, ordered: bool) {
         let span = self.site(at);
         let mut found = Vec::new();
         {
@@ -24,8 +34,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             check_all(&event, &cx, &mut found);
         }
         for f in found {
-            let order = self.found_in.len() as u64;
-            self.found_in.entry(f.span).or_insert((self.root, order));
+            if ordered {
+                let order = self.found_in.len() as u64;
+                self.found_in.entry(f.span).or_insert((self.root, order));
+            }
             self.findings.insert((f.lint.name, f.kind, f.span), f);
         }
     }

@@ -52,6 +52,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
             "declaration" => self.declaration(n, flow),
             "expression_statement" => {
+                self.unchecked_results(n, flow);
                 if let Some(e) = n.named_child(0) {
                     self.expr(e, flow, false);
                 }
