@@ -2,11 +2,13 @@
 """Scores cuda-lint over a corpus (format: corpus/README.md).
 
 Usage: score.py CORPUS_DIR [--cargo-cuda-lint PATH] [--cuda-lint PATH] [--json OUT] [--details]
+                [--warn LINT ...]
 
 A Rust corpus (a crate: `rust-X/`, cases under `src/partN/`): runs `cargo cuda-lint
 --message-format=json` over it. A CUDA C++ corpus (no Cargo.toml: `cpp-X/`, cases under
 `partN/`): runs `cuda-lint check --message-format=json` over it. Every lint at its default
-level; the findings are compared with the `// EXPECT: lint` labels, per case and lint:
+level; the findings are compared with the `// EXPECT: lint` labels, per case and lint (`--warn LINT` turns an allow-by-default lint on, for C++ corpora:
+`--warn unchecked_cuda_result`):
 TP = min(expected, found), FP = found - TP, FN = expected - TP. Prints recall and precision
 per lint, for the deny-level lints, and overall.
 """
@@ -120,10 +122,11 @@ def run_lint(crate: Path, tool: str):
     return findings, notes, p
 
 
-def run_cpp(corpus: Path, tool: str):
-    """`cuda-lint check --message-format=json` over a C++ corpus."""
-    p = subprocess.run([tool, "check", "--message-format=json", str(corpus)], capture_output=True, text=True,
-                       cwd=corpus)
+def run_cpp(corpus: Path, tool: str, warn=()):
+    """`cuda-lint check --message-format=json` over a C++ corpus, with `-W` for each of `warn`."""
+    flags = [f for w in warn for f in ("-W", "cuda_lint::" + w.removeprefix("cuda_lint::"))]
+    p = subprocess.run([tool, "check", "--message-format=json", *flags, str(corpus)], capture_output=True,
+                       text=True, cwd=corpus)
     findings, notes = [], []
     for line in p.stdout.splitlines():
         try:
@@ -150,6 +153,7 @@ def main():
     ap.add_argument("--cuda-lint", default=shutil.which("cuda-lint") or "cuda-lint")
     ap.add_argument("--json")
     ap.add_argument("--details", action="store_true")
+    ap.add_argument("--warn", action="append", default=[])
     a = ap.parse_args()
     crate = Path(a.corpus).resolve()
     tool = str(Path(a.cargo_cuda_lint).resolve()) if "/" in a.cargo_cuda_lint else a.cargo_cuda_lint
@@ -158,7 +162,7 @@ def main():
     expected = labels(src)
     if cpp:
         cuda_lint = str(Path(a.cuda_lint).resolve()) if "/" in a.cuda_lint else a.cuda_lint
-        findings, notes, proc = run_cpp(crate, cuda_lint)
+        findings, notes, proc = run_cpp(crate, cuda_lint, a.warn)
     else:
         findings, notes, proc = run_lint(crate, tool)
     found = defaultdict(lambda: defaultdict(set))
