@@ -1016,6 +1016,7 @@ pub fn rustc_diagnostics(
                     Child::Note(n) => Some(child("note", n)),
                     Child::Help(h) => Some(child("help", h)),
                     Child::WaitBefore(w) => Some(child("help", &w.help)),
+                    Child::Wrap { help, .. } => Some(child("help", help)),
                     Child::Via { .. } => None,
                 })
                 .collect();
@@ -1062,6 +1063,7 @@ fn to_codespan(r: &Reported) -> Diagnostic<usize> {
             Child::Note(n) => Some(format!("note: {n}")),
             Child::Help(h) => Some(format!("help: {h}")),
             Child::WaitBefore(w) => Some(format!("help: {}", w.help)),
+            Child::Wrap { help, .. } => Some(format!("help: {help}")),
             Child::Via { .. } => None,
         })
         .collect();
@@ -1202,6 +1204,7 @@ pub fn ci_findings(report: &Report, base: &Path, root: &Path) -> Vec<cuda_lint_p
                         Child::Note(n) => Some(format!("note: {n}")),
                         Child::Help(h) => Some(format!("help: {h}")),
                         Child::WaitBefore(w) => Some(format!("help: {}", w.help)),
+                        Child::Wrap { help, .. } => Some(format!("help: {help}")),
                         Child::Via { .. } => None,
                     })
                     .collect(),
@@ -1218,6 +1221,88 @@ pub fn ci_findings(report: &Report, base: &Path, root: &Path) -> Vec<cuda_lint_p
             }
         })
         .collect()
+}
+
+/// `--fix`: wraps each call a finding offers to wrap (`Child::Wrap`: `cudaMemcpy(..)` becomes
+/// `CUDA_CHECK(cudaMemcpy(..))`) in the files it was read from. A file whose text changed since
+/// it was read, or a call that does not start with its function's name there, is left as it is.
+/// Returns, per finding, whether it was fixed, and the problems met (a file not written).
+pub fn apply_wraps(report: &Report) -> (Vec<bool>, Vec<Problem>) {
+    use codespan_reporting::files::Files;
+    let mut fixed = vec![false; report.findings.len()];
+    let mut problems = Vec::new();
+    // Per file: (start, end, macro, finding index).
+    let mut per_file: HashMap<usize, Vec<(usize, usize, String, usize)>> = HashMap::new();
+    for (i, r) in report.findings.iter().enumerate() {
+        let Some(with) = r.finding.diagnostic.children.iter().find_map(|c| match c {
+            Child::Wrap { with, .. } => Some(with.clone()),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let s = r.finding.span;
+        per_file
+            .entry(s.file as usize)
+            .or_default()
+            .push((s.start as usize, s.end as usize, with, i));
+    }
+    for (file, mut edits) in per_file {
+        let (Ok(name), Ok(read)) = (report.files.name(file), report.files.source(file)) else {
+            continue;
+        };
+        let path = PathBuf::from(name.to_string());
+        let Ok(now) = std::fs::read_to_string(&path) else {
+            problems.push(Problem::new(
+                ProblemKind::Note,
+                Some(&path),
+                "could not be read again to fix it",
+            ));
+            continue;
+        };
+        if now != read {
+            problems.push(Problem::new(
+                ProblemKind::Note,
+                Some(&path),
+                "changed since it was read: not fixed",
+            ));
+            continue;
+        }
+        // From the end, so earlier offsets stay right; one edit per call, none inside another.
+        edits.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+        edits.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+        let mut text = now.clone();
+        let mut next_start = usize::MAX;
+        for (start, end, with, i) in edits {
+            let call_ok = end <= text.len()
+                && end <= next_start
+                && text.is_char_boundary(start)
+                && text.is_char_boundary(end)
+                && text[start..end].trim_end().ends_with(')')
+                && text[start..end].starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == ':');
+            if !call_ok {
+                continue;
+            }
+            text.insert(end, ')');
+            text.insert_str(start, &format!("{with}("));
+            next_start = start;
+            fixed[i] = true;
+        }
+        if text != now
+            && let Err(e) = std::fs::write(&path, &text)
+        {
+            problems.push(Problem::new(
+                ProblemKind::Note,
+                Some(&path),
+                format!("could not be written: {e}"),
+            ));
+            for (i, r) in report.findings.iter().enumerate() {
+                if r.finding.span.file as usize == file {
+                    fixed[i] = false;
+                }
+            }
+        }
+    }
+    (fixed, problems)
 }
 
 /// (path, 1-based line, 1-based column) of a site.

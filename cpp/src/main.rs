@@ -16,13 +16,15 @@ use cuda_lint_protocol::baseline::{self, Baseline};
 use cuda_lint_protocol::output::{Execution, Format, Level, Notification};
 
 const USAGE: &str = "usage: cuda-lint check [--message-format human|short|json|sarif|github|gitlab] [-W|-A|-D LINT]...\n\
-                     \x20                      [--baseline FILE | --write-baseline FILE] [--changed-since REV]\n\
+                     \x20                      [--baseline FILE | --write-baseline FILE] [--changed-since REV] [--fix]\n\
                      \x20                      [--define NAME[=VALUE]]... [--undefine NAME]... [-I DIR]... [-p BUILD_DIR] [PATH...]\n\
                      checks the CUDA C++ host code in the .cu, .cuh, .cpp, .cc, .cxx, .c, .h and .hpp files under each path\n\
                      (binary files are skipped)\n\
                      -W/-A/-D LINT: warn about, allow or deny a lint or a group (correctness, suspicious, perf, pedantic, all),\n\
                      \x20   after cuda-lint.toml's [lints]: -D cuda_lint::perf, -W cuda_lint::unverified\n\
                      --write-baseline FILE: record today's findings in FILE (JSON) and report none of them\n\
+                     --fix: apply the fixes findings offer where the change is mechanical (unchecked_cuda_result:\n\
+                     \x20   a dropped status wrapped in the file's check macro), and report the findings left\n\
                      --baseline FILE: report only the findings FILE does not hold, in every format; how many it held\n\
                      \x20   is said on stderr. A finding's key is its lint, its file (relative to FILE's folder: keep FILE\n\
                      \x20   at the project root), its function and the names its message quotes, not its line; a key\n\
@@ -71,6 +73,8 @@ fn main() -> ExitCode {
     let mut write_baseline: Option<PathBuf> = None;
     // `--changed-since REV`.
     let mut changed_since: Option<String> = None;
+    // `--fix`.
+    let mut fix = false;
     // `--define NAME[=VALUE]`, `--undefine NAME`: the build's configuration.
     let mut defines = cuda_lint_cpp::config::Defines::default();
     // `-I DIR`: folders of the project's headers.
@@ -103,6 +107,8 @@ fn main() -> ExitCode {
             let name = name.trim_start_matches("cuda_lint::");
             lint_flags.push(letter.to_string());
             lint_flags.push(format!("cuda_lint::{name}"));
+        } else if a == "--fix" {
+            fix = true;
         } else if let Some(v) = a.strip_prefix("--message-format=") {
             format = v.to_string();
         } else if a == "--message-format" {
@@ -359,6 +365,14 @@ fn main() -> ExitCode {
             Some(before) => format!("{before}\n{said}"),
             None => said,
         });
+    }
+    if fix {
+        let (fixed, mut problems) = cuda_lint_cpp::apply_wraps(&report);
+        let count = fixed.iter().filter(|f| **f).count();
+        let mut keep = fixed.into_iter();
+        report.findings.retain(|_| !keep.next().unwrap_or(false));
+        report.problems.append(&mut problems);
+        eprintln!("cuda-lint: fixed {count} finding{}", if count == 1 { "" } else { "s" });
     }
     for p in &report.problems {
         eprintln!("{}: {p}", p.severity());

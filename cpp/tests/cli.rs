@@ -635,3 +635,45 @@ fn binary_files_in_a_folder_are_skipped_with_a_note() {
     }
     assert_eq!(short(&dir).status.code(), Some(3));
 }
+
+/// `--fix` wraps each dropped status in the file's check macro (`unchecked_cuda_result`), leaves
+/// what it cannot fix mechanically (an unchecked launch) reported, and changes nothing in a
+/// file without a check macro.
+#[test]
+fn fix_wraps_dropped_statuses_in_the_files_check_macro() {
+    let dir = scratch("fix");
+    let with_macro = "#include <cuda_runtime.h>\n#include <cstdio>\n#include <cstdlib>\n\
+        #define CHECK(call) do { cudaError_t e = (call); if (e != cudaSuccess) { \
+        fprintf(stderr, \"%s\\n\", cudaGetErrorString(e)); exit(1); } } while (0)\n\
+        __global__ void k(float* d) { d[threadIdx.x] = 1.0f; }\n\
+        int main() {\n    float* d;\n    CHECK(cudaMalloc(&d, 1024));\n    cudaMemset(d, 0, 1024);\n\
+        \x20   k<<<1, 256>>>(d);\n    CHECK(cudaDeviceSynchronize());\n    cudaFree(d);\n    return 0;\n}\n";
+    let without = "#include <cuda_runtime.h>\nint main() {\n    float* d;\n    cudaMalloc(&d, 1024);\n    cudaFree(d);\n    return 0;\n}\n";
+    std::fs::write(dir.join("fixable.cu"), with_macro).unwrap();
+    std::fs::write(dir.join("plain.cu"), without).unwrap();
+    let out = run(
+        &dir,
+        &[
+            "--fix",
+            "-W",
+            "cuda_lint::unchecked_cuda_result",
+            "fixable.cu",
+            "plain.cu",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stderr.contains("fixed 2 findings"), "{stderr}");
+    let fixed = std::fs::read_to_string(dir.join("fixable.cu")).unwrap();
+    assert!(fixed.contains("    CHECK(cudaMemset(d, 0, 1024));\n"), "{fixed}");
+    assert!(fixed.contains("    CHECK(cudaFree(d));\n"), "{fixed}");
+    assert!(fixed.contains("    k<<<1, 256>>>(d);\n"), "{fixed}");
+    // What is left: the launch, and the statuses of the file with no macro to wrap them in.
+    assert_eq!(count(&out, "kernel launch not checked"), 1, "{stdout}");
+    assert_eq!(std::fs::read_to_string(dir.join("plain.cu")).unwrap(), without);
+    assert_eq!(count(&out, "is dropped"), 2, "{stdout}");
+    // Run again: nothing left to fix in the fixed file.
+    let again = run(&dir, &["--fix", "-W", "cuda_lint::unchecked_cuda_result", "fixable.cu"]);
+    assert!(String::from_utf8_lossy(&again.stderr).contains("fixed 0 findings"));
+    assert_eq!(std::fs::read_to_string(dir.join("fixable.cu")).unwrap(), fixed);
+}

@@ -191,6 +191,10 @@ pub fn report(cx: &LateContext<'_>, finding: &Finding, levels: &ConfigLevels) {
                     Child::Help(text) => {
                         diag.help(text.clone());
                     }
+                    // A C++ fix (no Rust lint gives it).
+                    Child::Wrap { help, .. } => {
+                        diag.help(help.clone());
+                    }
                     Child::Via { what } => {
                         if let Some(via) = &finding.via {
                             diag.span_note(via.inner, format!("{what} inside {} here", via.callee));

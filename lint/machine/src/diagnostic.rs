@@ -38,6 +38,13 @@ pub enum Child {
     /// A statement to insert before the one that made the access, when a front end can show it
     /// compiles; otherwise `help` is given.
     WaitBefore(WaitFix),
+    /// The finding's primary site, a call, wrapped in the function-like macro `with`
+    /// (`CUDA_CHECK(cudaMemcpy(..))`): a fix a front end may apply (`cuda-lint check --fix`);
+    /// `help` says it in words.
+    Wrap {
+        with: String,
+        help: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

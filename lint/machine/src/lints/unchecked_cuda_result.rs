@@ -8,7 +8,7 @@
 //! macro whose name says it checks errors, a return before any synchronization.
 
 use super::Cx;
-use crate::diagnostic::{Diagnostic, Finding};
+use crate::diagnostic::{Child, Diagnostic, Finding};
 use crate::events::Event;
 use crate::state::Ext;
 
@@ -38,7 +38,9 @@ declare_lint! {
     /// `CUDA.ERROR_KERNEL_LAUNCH`).
     ///
     /// It is in `pedantic` (allow by default): much correct code drops the status of cleanup
-    /// calls on purpose. Turn it on with `-W cuda_lint::unchecked_cuda_result`.
+    /// calls on purpose. Turn it on with `-W cuda_lint::unchecked_cuda_result`. Where the file
+    /// defines a macro that checks statuses (its body compares with `cudaSuccess` or prints
+    /// `cudaGetErrorString`), `cuda-lint check --fix` wraps each dropped call in it.
     ///
     /// ### Known problems
     /// C++ only: in Rust the bindings' and cudarc's results are `#[must_use]`. The way from the
@@ -69,11 +71,17 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
             let mut diag = Diagnostic::new(format!("the status `{call}` returns is dropped"));
             diag.note("a failed CUDA call leaves its error to be found by a later call, far from its cause");
             match check {
-                Some(m) => diag.help(format!("check it with this file's `{m}(..)`, or discard it explicitly: `(void){call}(..)`")),
-                None => diag.help(format!(
-                    "compare it with `cudaSuccess` (or `CUDA_SUCCESS`), or discard it explicitly: `(void){call}(..)`"
-                )),
-            };
+                // The wrapping is mechanical: `cuda-lint check --fix` applies it.
+                Some(m) => diag.children.push(Child::Wrap {
+                    with: m.to_string(),
+                    help: format!("check it with this file's `{m}(..)`, or discard it explicitly: `(void){call}(..)`"),
+                }),
+                None => {
+                    diag.help(format!(
+                        "compare it with `cudaSuccess` (or `CUDA_SUCCESS`), or discard it explicitly: `(void){call}(..)`"
+                    ));
+                }
+            }
             out.push(cx.finding(&UNCHECKED_CUDA_RESULT, "unchecked_cuda_result", false, diag));
         }
         Event::LaunchUnchecked { sync, sync_at, check } => {
