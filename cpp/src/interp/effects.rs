@@ -1070,6 +1070,25 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         }
     }
 
+    /// The operation of the call at `n` in this context (one for every execution of it), made
+    /// the first time with `advice` and the name of what it runs on (`name`, for diagnostics).
+    fn op_at(
+        &mut self,
+        n: Node<'t>,
+        kind: OpKind,
+        advice: &'static cuda_lint_machine::Advice,
+        name: Option<String>,
+    ) -> OpId {
+        let key = (self.call_sites.clone(), n.start_byte() as u32);
+        if let Some(&op) = self.op_by_site.get(&key) {
+            return op;
+        }
+        let op = self.machine.new_op(kind, advice);
+        self.op_sites.push((self.site(n), name));
+        self.op_by_site.insert(key, op);
+        op
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub(super) fn enqueue(
         &mut self,
@@ -1081,7 +1100,6 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         stream_arg: Option<Node<'_>>,
         flow: &mut Flow,
     ) -> Option<OpId> {
-        let key = (self.call_sites.clone(), n.start_byte() as u32);
         let writes_per_arg = self.writes_per_arg.take();
         if !streams.is_empty() && streams.iter().all(|s| flow.capturing.contains(s)) {
             // Captured into a graph: it runs when the graph is launched, reading and writing
@@ -1091,18 +1109,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             self.machine.handed_over(&mut flow.m, &used, &self.regions());
             return None;
         }
-        let op = match self.op_by_site.get(&key) {
-            Some(&op) => op,
-            None => {
-                let op = self.machine.new_op(kind, &ADVICE);
-                let name = stream_arg
-                    .map(|a| self.text(a).trim().to_string())
-                    .filter(|t| !is_null(t));
-                self.op_sites.push((self.site(n), name));
-                self.op_by_site.insert(key, op);
-                op
-            }
-        };
+        let name = stream_arg
+            .map(|a| self.text(a).trim().to_string())
+            .filter(|t| !is_null(t));
+        let op = self.op_at(n, kind, &ADVICE, name);
         self.machine.add_uses(op, streams, reads, writes);
         if std::mem::take(&mut self.launch_writes_unseen) {
             self.machine.set_writes_unseen(op);
@@ -1123,8 +1133,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// The library function called at `n` uses `target` before it returns (`MPI_Send`), or
     /// from the call on (`MPI_Isend`).
     fn library_access(&mut self, n: Node<'t>, target: &LocSet, write: bool, flow: &mut Flow) {
-        let mut mem = self.memory(target);
-        mem.retain(|l| !self.locs[l.0 as usize].copies_on_access);
+        let mem = self.accessed_memory(target);
         let Some(call) = self.library_name(n) else { return };
         if mem.is_empty() {
             return;
@@ -1196,26 +1205,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         request_arg: Option<Node<'t>>,
         flow: &mut Flow,
     ) {
-        let held = |a: &Self, v: &LocSet| {
-            let mut mem = a.memory(v);
-            mem.retain(|l| !a.locs[l.0 as usize].copies_on_access);
-            mem
-        };
-        let (reads, writes) = (held(self, read), held(self, written));
+        let (reads, writes) = (self.accessed_memory(read), self.accessed_memory(written));
         if requests.is_empty() || (reads.is_empty() && writes.is_empty()) {
             return;
         }
-        let key = (self.call_sites.clone(), n.start_byte() as u32);
-        let op = match self.op_by_site.get(&key) {
-            Some(&op) => op,
-            None => {
-                let op = self.machine.new_op(OpKind::Request, &MPI_ADVICE);
-                let name = request_arg.map(|a| self.text(a).trim().trim_start_matches('&').to_string());
-                self.op_sites.push((self.site(n), name));
-                self.op_by_site.insert(key, op);
-                op
-            }
-        };
+        let name = request_arg.map(|a| self.text(a).trim().trim_start_matches('&').to_string());
+        let op = self.op_at(n, OpKind::Request, &MPI_ADVICE, name);
         self.machine.add_uses(op, requests, &reads, &writes);
         // It holds pageable memory too, until completed.
         self.machine.set_host_in_stream_order(op);

@@ -706,14 +706,20 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     }
 
     pub(super) fn access(&mut self, at: Node<'t>, target: &LocSet, write: bool, flow: &mut Flow) {
-        let mut mem = self.memory(target);
-        mem.retain(|l| !self.locs[l.0 as usize].copies_on_access);
+        let mem = self.accessed_memory(target);
         if mem.is_empty() {
             return;
         }
         let access = if write { Access::Write } else { Access::Read };
         self.emit(at, Event::HostAccess { regions: &mem, access }, flow);
         self.machine.host_touched(&mut flow.m, &mem, write, &self.regions());
+    }
+
+    /// The memory among `target` an access reaches (not what copies itself on access).
+    pub(super) fn accessed_memory(&self, target: &LocSet) -> LocSet {
+        let mut mem = self.memory(target);
+        mem.retain(|l| !self.locs[l.0 as usize].copies_on_access);
+        mem
     }
 
     /// Whether an argument names the start of its memory (`p`, `v.data()`, `&x`, `arr`,

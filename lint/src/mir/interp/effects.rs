@@ -2742,16 +2742,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         if requests.is_empty() || (reads.is_empty() && writes.is_empty()) {
             return;
         }
-        let id = match self.op_index.get(&(call.f, call.bb)) {
-            Some(&id) => id,
-            None => {
-                let id = self.machine.new_op(OpKind::Request, &MPI_ADVICE);
-                self.op_sites.push((call.f, call.span));
-                self.op_blocks.push(call.bb);
-                self.op_index.insert((call.f, call.bb), id);
-                id
-            }
-        };
+        let id = self.op_at(call, OpKind::Request, &MPI_ADVICE);
         self.machine.add_uses(id, requests, reads, writes);
         // It holds pageable memory too, until completed.
         self.machine.set_host_in_stream_order(id);
@@ -2775,6 +2766,19 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         self.machine.complete_requests(&mut state.m, requests, over_collection);
     }
 
+    /// The operation of the call (one for every execution of it), made the first time with
+    /// `advice`.
+    fn op_at(&mut self, call: &CallSite<'_, 'tcx>, kind: OpKind, advice: &'static cuda_lint_machine::Advice) -> OpId {
+        if let Some(&id) = self.op_index.get(&(call.f, call.bb)) {
+            return id;
+        }
+        let id = self.machine.new_op(kind, advice);
+        self.op_sites.push((call.f, call.span));
+        self.op_blocks.push(call.bb);
+        self.op_index.insert((call.f, call.bb), id);
+        id
+    }
+
     /// Enqueues an operation: the lints see it against the work already in flight, then it starts.
     pub(super) fn enqueue(
         &mut self,
@@ -2785,17 +2789,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         writes: LocSet,
         state: &mut State,
     ) {
-        let f = call.f;
-        let id = match self.op_index.get(&(f, call.bb)) {
-            Some(&id) => id,
-            None => {
-                let id = self.machine.new_op(kind, &self.family.advice);
-                self.op_sites.push((f, call.span));
-                self.op_blocks.push(call.bb);
-                self.op_index.insert((f, call.bb), id);
-                id
-            }
-        };
+        let id = self.op_at(call, kind, &self.family.advice);
         self.machine.add_uses(id, &streams, &reads, &writes);
         if self.launch_writes_unseen {
             self.machine.set_writes_unseen(id);
