@@ -10,8 +10,8 @@ use cuda_lint_cuda_source::{
 };
 use cuda_lint_machine::lints::{Cx, check_all};
 use cuda_lint_machine::{
-    Access, Child, DerefRole, Describe, Dir, Event, Finding, InFlight, Kernel, Loc, LocSet, Machine, MemKind, OpId,
-    OpKind, OpSet, Origin, Region, Regions, State,
+    Access, CaptureRule, Child, DerefRole, Describe, Dir, Event, Finding, InFlight, Kernel, Loc, LocSet, Machine,
+    MemKind, OpId, OpKind, OpSet, Origin, Region, Regions, State,
 };
 use tree_sitter::Node;
 
@@ -86,6 +86,12 @@ struct Flow {
     failing: bool,
     /// Streams capturing into a graph: work on them is recorded, not run.
     capturing: LocSet,
+    /// The graphs being captured into (the capture's graph, stored by `cudaStreamEndCapture`),
+    /// and where the capture began.
+    building: LocSet,
+    capture_site: Option<Site>,
+    /// The capture is in global or thread-local mode on every path (not relaxed).
+    capture_strict: bool,
     /// What the branches taken say of plain variables (`if (isAsync)`, `case USE_PINNED:`),
     /// while the variables keep their values: a later test of the same variable takes the
     /// same way (see [`FileAnalysis::branch`]).
@@ -146,6 +152,11 @@ type KernelInfo = (
 
 /// The field name under which an array's elements are kept.
 const ELEMENTS: &str = "[]";
+/// The field of a library handle that holds the stream its routines run on.
+const HANDLE_STREAM: &str = "@stream";
+/// The fields of a graph that hold the memory its captured work reads and writes.
+const GRAPH_READS: &str = "@reads";
+const GRAPH_WRITES: &str = "@writes";
 
 /// What a path knows of a variable it tested.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -294,6 +305,11 @@ impl Flow {
         self.m.join(&other.m);
         self.failing &= other.failing;
         self.capturing.union_with(&other.capturing);
+        self.building.union_with(&other.building);
+        if self.capture_site.is_none() {
+            self.capture_site = other.capture_site;
+        }
+        self.capture_strict &= other.capture_strict;
         self.facts.retain(|k, v| other.facts.get(k) == Some(v));
     }
 }
@@ -319,6 +335,19 @@ pub struct FileAnalysis<'s, 't> {
     by_site: HashMap<(Vec<u32>, u32, &'static str), Loc>,
     machine: Machine,
     op_sites: Vec<(Site, Option<String>)>,
+    /// Library handles (`cublasHandle_t`, `cufftHandle`): objects whose field [`HANDLE_STREAM`]
+    /// holds the stream their routines run on.
+    handles: LocSet,
+    /// Graphs made by stream capture: objects whose fields [`GRAPH_READS`] and
+    /// [`GRAPH_WRITES`] hold what their captured work uses; an executable graph is its graph.
+    graphs: LocSet,
+    /// The launch being made is captured into a graph (its reads happen at each launch).
+    captured_launch: bool,
+    /// Events the file creates (`cudaEventCreate`).
+    events: LocSet,
+    /// Library routines run on the legacy default stream because their handle's stream was
+    /// never set: their findings say so.
+    on_unset_handle: std::collections::HashSet<OpId>,
     op_by_site: HashMap<(Vec<u32>, u32), OpId>,
     /// The file's function-like macros and their bodies (see `function_macros`), read once.
     function_macros: std::cell::OnceCell<Vec<(String, String)>>,
@@ -455,6 +484,11 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             by_site: HashMap::new(),
             machine: Machine::new(),
             op_sites: Vec::new(),
+            handles: LocSet::new(),
+            graphs: LocSet::new(),
+            events: LocSet::new(),
+            captured_launch: false,
+            on_unset_handle: Default::default(),
             op_by_site: HashMap::new(),
             else_if_depth: 0,
             function_macros: std::cell::OnceCell::new(),

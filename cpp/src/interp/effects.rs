@@ -373,6 +373,9 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             }
         }
         let from_start = |i: usize| covers.filter(|_| starts.get(i).copied().unwrap_or(false));
+        if !flow.capturing.is_empty() {
+            self.check_capture(n, effects, args, &arg, flow);
+        }
         // The memory the call made, for the effects that describe it.
         let mut made: Option<Loc> = None;
         for e in effects {
@@ -667,7 +670,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     // A copy captured into a graph does not run here (it runs, staged or not, when
                     // the graph is launched): nothing to say of the call.
                     let captured = !streams.is_empty() && streams.iter().all(|x| flow.capturing.contains(x));
-                    if stream.is_some() && !captured {
+                    if stream.is_some() {
                         let (host, host_arg) = match dir {
                             Dir::HostToDevice => (s.clone(), args.get(src)),
                             Dir::DeviceToHost => (d.clone(), args.get(dst)),
@@ -704,7 +707,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                                 && !flow.m.registered_may.contains(self.root_of(l))
                                 && !flow.m.registered_may.contains(l)
                         });
-                    let reads = if staged { LocSet::new() } else { s.clone() };
+                    // Captured into a graph, the copy reads the host buffer at each launch.
+                    let reads = if staged && !captured { LocSet::new() } else { s.clone() };
                     self.enqueue(
                         n,
                         OpKind::Copy,
@@ -764,6 +768,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 }
                 Effect::EventCreate { out } => {
                     let l = self.loc_at(n, "event", None, None, true);
+                    self.events.insert(l);
                     self.store_out(args.get(out).copied(), l, flow, true);
                 }
                 Effect::SyncStream(i) => {
@@ -891,8 +896,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         let by = cuda_lint_machine::Allocator::Device;
                         self.emit(n, Event::Dealloc { regions: &m, by }, flow);
                     }
-                    self.machine.released(&mut flow.m, &m, &self.regions());
                     let streams = self.streams_of(args.get(stream).copied(), &arg(stream));
+                    // Freed in a capture: a node of the graph (memory the graph allocates and
+                    // frees at each launch), nothing freed now.
+                    if !streams.is_empty() && streams.iter().all(|s| flow.capturing.contains(s)) {
+                        self.machine.handed_over(&mut flow.m, &m, &self.regions());
+                        continue;
+                    }
+                    self.machine.released(&mut flow.m, &m, &self.regions());
                     let exempt = cuda_lint_machine::OpSet::new();
                     let event = Event::FreeOnStreams {
                         regions: &m,
@@ -915,15 +926,96 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         self.machine.sync_events(&mut flow.m, &events);
                     }
                 }
+                Effect::HandleOut { out } => {
+                    let h = self.loc_at(n, "handle", None, None, true);
+                    self.handles.insert(h);
+                    self.store_out(args.get(out).copied(), h, flow, true);
+                    self.store_field(&LocSet::single(h), HANDLE_STREAM, &LocSet::single(self.legacy), flow);
+                }
+                Effect::SetHandleStream { handle, stream } => {
+                    let mut handles = arg(handle);
+                    handles.intersect_with(&self.handles);
+                    let streams = self.streams_of(args.get(stream).copied(), &arg(stream));
+                    self.store_field(&handles, HANDLE_STREAM, &streams, flow);
+                }
+                Effect::LibraryWork {
+                    on,
+                    reads,
+                    writes,
+                    result,
+                } => {
+                    self.library_work(n, on, reads, writes, result, args, &arg, flow);
+                }
                 Effect::BeginCapture(i) => {
                     let streams = self.streams_of(args.get(i).copied(), &arg(i));
+                    let site = self.site(n);
+                    if streams.iter().any(|s| s == self.legacy) {
+                        self.capture_event(n, CaptureRule::CaptureOnLegacy, Some(site), flow);
+                    }
                     flow.capturing.union_with(&streams);
+                    // The graph it makes, empty at each capture (a loop's next round too).
+                    let g = self.loc_at(n, "graph", None, None, true);
+                    self.graphs.insert(g);
+                    let graph = LocSet::single(g);
+                    self.store_field(&graph, GRAPH_READS, &LocSet::new(), flow);
+                    self.store_field(&graph, GRAPH_WRITES, &LocSet::new(), flow);
+                    flow.building = graph;
+                    flow.capture_site = Some(site);
+                    // The mode, the last argument (`cudaStreamCaptureModeGlobal`): a mode the
+                    // analysis cannot read (a parameter) is not known to be strict.
+                    let mode = match args.len() {
+                        0 | 1 => "global".to_string(),
+                        k => self.argument_text(args[k - 1]).to_ascii_lowercase(),
+                    };
+                    flow.capture_strict =
+                        (mode.contains("global") || mode.contains("threadlocal") || mode.contains("thread_local"))
+                            && !mode.contains("relaxed");
                 }
                 Effect::EndCapture(i) => {
                     // The capture ends for its origin stream and every stream that joined it.
                     let _ = i;
                     flow.capturing = LocSet::new();
                 }
+                Effect::GraphOut { out } => {
+                    let graphs = std::mem::take(&mut flow.building);
+                    flow.capture_site = None;
+                    if !graphs.is_empty() {
+                        self.store_values_out(args.get(out).copied(), &graphs, flow);
+                    }
+                }
+                // An executable graph is its graph, to the analysis.
+                Effect::Instantiate { out, graph } => {
+                    let mut graphs = arg(graph);
+                    graphs.intersect_with(&self.graphs);
+                    if !graphs.is_empty() {
+                        self.store_values_out(args.get(out).copied(), &graphs, flow);
+                    }
+                }
+                Effect::GraphLaunch { exec, stream } => {
+                    let mut graphs = arg(exec);
+                    graphs.intersect_with(&self.graphs);
+                    // A graph whose capture the analysis did not see names no memory it knows.
+                    if graphs.is_empty() {
+                        continue;
+                    }
+                    let reads = self.field_value(&graphs, GRAPH_READS, flow);
+                    let writes = self.field_value(&graphs, GRAPH_WRITES, flow);
+                    let mut uses = reads.clone();
+                    uses.union_with(&writes);
+                    let captured = graphs.iter().next().map(|g| self.locs[g.0 as usize].origin);
+                    self.emit(n, Event::GraphLaunch { uses: &uses, captured }, flow);
+                    let streams = self.streams_of(args.get(stream).copied(), &arg(stream));
+                    self.enqueue(
+                        n,
+                        OpKind::Graph,
+                        &streams,
+                        &reads,
+                        &writes,
+                        args.get(stream).copied(),
+                        flow,
+                    );
+                }
+                Effect::CaptureModeExchange(_) => flow.capture_strict = false,
                 Effect::Unregister(i) => {
                     let m = self.memory(&arg(i));
                     if !arg(i).contains(self.unknown) {
@@ -940,6 +1032,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// dereferenced as `role`, `bytes` from their start when known.
     pub(super) fn deref(&mut self, n: Node<'t>, vals: &LocSet, role: DerefRole, bytes: Option<u64>, flow: &Flow) {
         if vals.is_empty() {
+            return;
+        }
+        // A kernel captured into a graph reads its memory at each launch, not now.
+        if self.captured_launch && matches!(role, DerefRole::KernelReads | DerefRole::KernelUses) {
             return;
         }
         self.emit(
@@ -1089,6 +1185,146 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         op
     }
 
+    /// Reports a call of a kind stream capture restricts, made while a stream captures (the
+    /// lint decides whether the capture's mode forbids it).
+    fn capture_event(&mut self, n: Node<'t>, rule: CaptureRule, captured: Option<Site>, flow: &mut Flow) {
+        let call = match self.library_name(n) {
+            Some(name) => name.to_string(),
+            None => match n.field("function") {
+                Some(f) => format!("{}<<<..>>>", self.text(f).trim()),
+                None => "this call".to_string(),
+            },
+        };
+        let blocking = flow.capturing.iter().any(|s| {
+            self.locs[s.0 as usize].kind.is_none()
+                && s != self.legacy
+                && !self.machine.is_non_blocking(s)
+                && !self.is_event(s)
+        });
+        let captured = captured.or(flow.capture_site);
+        let strict = flow.capture_strict;
+        self.emit(
+            n,
+            Event::DuringCapture {
+                call: &call,
+                rule,
+                strict,
+                blocking,
+                captured,
+            },
+            flow,
+        );
+    }
+
+    /// Whether the location is an event (events recorded in a capture join `Flow::capturing`).
+    fn is_event(&self, l: Loc) -> bool {
+        self.events.contains(l)
+    }
+
+    /// The kinds of call stream capture restricts, made while a stream captures.
+    fn check_capture(
+        &mut self,
+        n: Node<'t>,
+        effects: &[Effect],
+        args: &[Node<'t>],
+        arg: &dyn Fn(usize) -> LocSet,
+        flow: &mut Flow,
+    ) {
+        let family = self.library_name(n).and_then(cuda_lint_c_api::lookup).map(|f| f.family);
+        let cuda = matches!(
+            family,
+            Some(cuda_lint_c_api::Family::Runtime | cuda_lint_c_api::Family::Driver)
+        );
+        let stream_ordered = effects.iter().any(|e| matches!(e, Effect::AllocatedOn(_)));
+        let capturing = |this: &Self, i: usize| {
+            let streams = this.streams_of(args.get(i).copied(), &arg(i));
+            streams.iter().any(|s| flow.capturing.contains(s))
+        };
+        let rule = effects.iter().find_map(|e| match *e {
+            Effect::SyncDevice => Some(CaptureRule::SyncsCapture),
+            Effect::SyncStream(i) | Effect::QueryStream(i) if capturing(self, i) => Some(CaptureRule::SyncsCapture),
+            Effect::SyncEvent(i) | Effect::QueryEvent(i) if arg(i).iter().any(|e| flow.capturing.contains(e)) => {
+                Some(CaptureRule::SyncsCapture)
+            }
+            Effect::Copy { stream: None, .. } | Effect::Memset { stream: None, .. } if cuda => {
+                Some(CaptureRule::SynchronousWork)
+            }
+            Effect::AllocOut { .. } | Effect::AllocRet { .. } | Effect::Free { .. } if cuda && !stream_ordered => {
+                Some(CaptureRule::PotentiallyUnsafe)
+            }
+            Effect::BatchCopy { .. } => Some(CaptureRule::Unsupported),
+            _ => None,
+        });
+        if let Some(rule) = rule {
+            self.capture_event(n, rule, None, flow);
+        }
+    }
+
+    /// A library routine (`cublasSgemm`, `ncclAllReduce`): work on its handle's stream or its
+    /// stream argument, reading and writing what its pointer arguments point to.
+    #[allow(clippy::too_many_arguments)]
+    fn library_work(
+        &mut self,
+        n: Node<'t>,
+        on: cuda_lint_c_api::On,
+        reads: &[usize],
+        writes: &[usize],
+        result: Option<usize>,
+        args: &[Node<'t>],
+        arg: &dyn Fn(usize) -> LocSet,
+        flow: &mut Flow,
+    ) {
+        let (streams, name, unset) = match on {
+            cuda_lint_c_api::On::Stream(i) => {
+                let streams = self.streams_of(args.get(i).copied(), &arg(i));
+                let name = args
+                    .get(i)
+                    .map(|a| self.text(*a).trim().to_string())
+                    .filter(|t| !is_null(t));
+                (streams, name, false)
+            }
+            cuda_lint_c_api::On::Handle(i) => {
+                let mut handles = arg(i);
+                handles.intersect_with(&self.handles);
+                // A handle made where the analysis cannot see runs on a stream it does not know.
+                let streams = self.field_value(&handles, HANDLE_STREAM, flow);
+                let unset = !streams.is_empty() && streams.iter().all(|s| s == self.legacy);
+                let name = match streams.iter().collect::<Vec<_>>().as_slice() {
+                    [s] if *s != self.legacy => self.locs[s.0 as usize].name.clone(),
+                    _ => None,
+                };
+                (streams, name, unset)
+            }
+        };
+        let memory = |this: &Self, positions: &[usize]| {
+            let mut m = LocSet::new();
+            for &p in positions {
+                m.union_with(&this.memory(&arg(p)));
+            }
+            m
+        };
+        let read = memory(self, reads);
+        let mut written = memory(self, writes);
+        // A scalar result: into device memory, written on the stream; into host memory, the
+        // call returns once it is written, which waits for the stream.
+        let result_memory = result.map(|r| memory(self, &[r])).unwrap_or_default();
+        let on_host = !result_memory.is_empty()
+            && result_memory
+                .iter()
+                .all(|l| !self.locs[l.0 as usize].kind.is_some_and(MemKind::is_device_only));
+        if !on_host {
+            written.union_with(&result_memory);
+        }
+        if let Some(op) = self.enqueue_named(n, OpKind::Library, &streams, &read, &written, name, flow)
+            && unset
+        {
+            self.on_unset_handle.insert(op);
+        }
+        if on_host {
+            self.machine.sync_streams(&mut flow.m, &streams);
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub(super) fn enqueue(
         &mut self,
@@ -1100,18 +1336,44 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         stream_arg: Option<Node<'_>>,
         flow: &mut Flow,
     ) -> Option<OpId> {
+        let name = stream_arg
+            .map(|a| self.text(a).trim().to_string())
+            .filter(|t| !is_null(t));
+        self.enqueue_named(n, kind, streams, reads, writes, name, flow)
+    }
+
+    /// [`Self::enqueue`], with the name of the stream for diagnostics given.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn enqueue_named(
+        &mut self,
+        n: Node<'t>,
+        kind: OpKind,
+        streams: &LocSet,
+        reads: &LocSet,
+        writes: &LocSet,
+        name: Option<String>,
+        flow: &mut Flow,
+    ) -> Option<OpId> {
         let writes_per_arg = self.writes_per_arg.take();
         if !streams.is_empty() && streams.iter().all(|s| flow.capturing.contains(s)) {
             // Captured into a graph: it runs when the graph is launched, reading and writing
             // its memory then.
             let mut used = reads.clone();
             used.union_with(writes);
+            let graphs = flow.building.clone();
+            let mut r = self.field_value(&graphs, GRAPH_READS, flow);
+            r.union_with(reads);
+            let mut w = self.field_value(&graphs, GRAPH_WRITES, flow);
+            w.union_with(writes);
+            self.store_field(&graphs, GRAPH_READS, &r, flow);
+            self.store_field(&graphs, GRAPH_WRITES, &w, flow);
             self.machine.handed_over(&mut flow.m, &used, &self.regions());
             return None;
         }
-        let name = stream_arg
-            .map(|a| self.text(a).trim().to_string())
-            .filter(|t| !is_null(t));
+        // Work on the legacy default stream while a stream captures.
+        if !flow.capturing.is_empty() && !streams.is_empty() && streams.iter().all(|s| s == self.legacy) {
+            self.capture_event(n, CaptureRule::LegacyStreamWork, None, flow);
+        }
         let op = self.op_at(n, kind, &ADVICE, name);
         self.machine.add_uses(op, streams, reads, writes);
         if std::mem::take(&mut self.launch_writes_unseen) {

@@ -209,6 +209,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         flow: &mut Flow,
     ) -> LocSet {
         let (mut written, fence, volatile, field_uses, param_uses) = self.kernel_info(name);
+        self.captured_launch = !streams.is_empty() && streams.iter().all(|s| flow.capturing.contains(s));
         let objects = std::mem::take(&mut self.launch_objects);
         let values = std::mem::take(&mut self.launch_values);
         // A parameter used only through its fields (`s.a[i] = ..`, `p->in.buf[i]`): the memory

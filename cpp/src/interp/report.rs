@@ -194,12 +194,20 @@ impl Describe<Site> for Describer<'_, '_, '_> {
 
     fn in_flight(&self, op: OpId) -> InFlight<Site> {
         let (span, stream) = self.a.op_sites[op.0 as usize].clone();
+        let mut notes = Vec::new();
+        if self.a.on_unset_handle.contains(&op) {
+            notes.push(UNSET_HANDLE);
+        }
         InFlight {
             what: self.a.machine.op(op).kind.describe(),
             span,
             stream,
             advice: self.a.machine.op(op).advice,
-            notes: Vec::new(),
+            notes,
         }
     }
 }
+
+/// Why a library routine ran on the legacy default stream.
+const UNSET_HANDLE: &str = "the routine's handle has no stream set, so it runs on the legacy default stream \
+                            (set one with `cublasSetStream`, `cudnnSetStream`, `cufftSetStream` or `curandSetStream`)";

@@ -286,7 +286,31 @@ pub(crate) static FUNCTIONS: &[Function] = &[
         2,
         &[BeginCapture(0)],
     ),
-    cu(&["cuStreamEndCapture"], 2, &[EndCapture(0)]),
+    cu(&["cuStreamEndCapture"], 2, &[EndCapture(0), GraphOut { out: 1 }]),
+    // `cuGraphInstantiate(&exec, graph, flags)` (`_v2`: five arguments), `cuGraphLaunch(exec,
+    // stream)`.
+    cu(
+        &[
+            "cuGraphInstantiate",
+            "cuGraphInstantiate_v2",
+            "cuGraphInstantiateWithFlags",
+        ],
+        5,
+        &[Instantiate { out: 0, graph: 1 }],
+    ),
+    cu(&["cuGraphLaunch"], 2, &[GraphLaunch { exec: 0, stream: 1 }]),
+    cu(&["cuThreadExchangeStreamCaptureMode"], 1, &[CaptureModeExchange(0)]),
+    cu(
+        &[
+            "cuGraphUpload",
+            "cuGraphExecDestroy",
+            "cuGraphDestroy",
+            "cuStreamIsCapturing",
+            "cuStreamGetCaptureInfo",
+        ],
+        3,
+        &[NoAccess],
+    ),
     // Modules and launches. The image is PTX text or a cubin: the module's source, when followed.
     cu(&["cuModuleLoadData"], 2, &[LoadModule { out: 0, image: Some(1) }]),
     cu(&["cuModuleLoadDataEx"], 5, &[LoadModule { out: 0, image: Some(1) }]),

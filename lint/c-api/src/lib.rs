@@ -14,6 +14,7 @@
 
 mod c_heap;
 mod driver;
+mod libraries;
 mod mpi;
 mod runtime;
 
@@ -36,6 +37,9 @@ pub enum Family {
     CHeap,
     /// CUDA-aware MPI (`MPI_Send`, `MPI_Irecv`, `MPI_Wait`).
     Mpi,
+    /// The CUDA libraries whose routines are work on a stream (cuBLAS, cuBLASLt, cuFFT, cuRAND,
+    /// cuDNN, NCCL).
+    Library,
 }
 
 /// One thing a call does; a call may do several, in order.
@@ -205,9 +209,49 @@ pub enum Effect {
         stream: Arg,
         event: Arg,
     },
+    /// A library handle (`cublasHandle_t`, `cufftHandle`, `cudnnHandle_t`, `curandGenerator_t`)
+    /// is stored where `out` points; its routines run on the legacy default stream until
+    /// [`Effect::SetHandleStream`].
+    HandleOut {
+        out: Arg,
+    },
+    /// The handle's routines run on `stream` from here on (`cublasSetStream`).
+    SetHandleStream {
+        handle: Arg,
+        stream: Arg,
+    },
+    /// A library routine: work on the handle's stream or on an explicit stream (`on`), that
+    /// reads the memory `reads` point to and writes what `writes` point to, asynchronously.
+    /// `result`: a scalar result written where it points, on the stream when that is device
+    /// memory; into host memory the call returns only once it is written (cuBLAS's host
+    /// pointer mode), which waits for the stream.
+    LibraryWork {
+        on: On,
+        reads: &'static [Arg],
+        writes: &'static [Arg],
+        result: Option<Arg>,
+    },
     /// Work on the stream is captured into a graph from here / until here (not run).
     BeginCapture(Arg),
     EndCapture(Arg),
+    /// The graph the capture just ended made is stored where `out` points
+    /// (`cudaStreamEndCapture(stream, &graph)`).
+    GraphOut {
+        out: Arg,
+    },
+    /// An executable graph of `graph` is stored where `out` points (`cudaGraphInstantiate`).
+    Instantiate {
+        out: Arg,
+        graph: Arg,
+    },
+    /// The executable graph `exec` is launched on `stream`: its captured work runs there.
+    GraphLaunch {
+        exec: Arg,
+        stream: Arg,
+    },
+    /// The thread's capture mode is exchanged with the one `Arg` points to
+    /// (`cudaThreadExchangeStreamCaptureMode`: relaxed, mostly).
+    CaptureModeExchange(Arg),
     /// A kernel launch on `stream`, with its arguments in the array `args`.
     Launch {
         kernel: Arg,
@@ -257,6 +301,23 @@ pub enum Effect {
     },
 }
 
+/// Where a library routine runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum On {
+    /// On the stream of the handle argument (cuBLAS, cuFFT, cuRAND, cuDNN).
+    Handle(Arg),
+    /// On the stream argument (NCCL, `cublasLtMatmul`).
+    Stream(Arg),
+}
+
+impl On {
+    pub fn arg(self) -> Arg {
+        match self {
+            On::Handle(a) | On::Stream(a) => a,
+        }
+    }
+}
+
 /// A C function: the names it is called by, its API, its greatest number of arguments (C++
 /// overloads included), and what a call does.
 #[derive(Debug)]
@@ -274,6 +335,7 @@ pub fn functions() -> impl Iterator<Item = &'static Function> {
         .chain(driver::FUNCTIONS)
         .chain(c_heap::FUNCTIONS)
         .chain(mpi::FUNCTIONS)
+        .chain(libraries::FUNCTIONS)
 }
 
 /// The function called `name` (any of its names), if the tables know it.
@@ -335,7 +397,21 @@ impl Effect {
             | ContextOut { out }
             | PhysicalOut { out }
             | ReserveOut { out }
+            | HandleOut { out }
             | LoadModule { out, image: None } => vec![out],
+            SetHandleStream { handle, stream } => vec![handle, stream],
+            Instantiate { out, graph } => vec![out, graph],
+            GraphLaunch { exec, stream } => vec![exec, stream],
+            LibraryWork {
+                on,
+                reads,
+                writes,
+                result,
+            } => std::iter::once(on.arg())
+                .chain(reads.iter().copied())
+                .chain(writes.iter().copied())
+                .chain(result)
+                .collect(),
             StreamCreate { out, flags: Some(f) } => vec![out, f],
             LoadModule { out, image: Some(i) } => vec![out, i],
             AllocatedOn(a)
@@ -345,6 +421,8 @@ impl Effect {
             | QueryEvent(a)
             | BeginCapture(a)
             | EndCapture(a)
+            | CaptureModeExchange(a)
+            | GraphOut { out: a }
             | Register(a)
             | Unregister(a)
             | CompletesRequests { requests: a, .. } => vec![a],

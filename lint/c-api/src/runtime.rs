@@ -365,7 +365,29 @@ pub(crate) static FUNCTIONS: &[Function] = &[
     // `(stream, &graph)`.
     rt(&["cudaStreamBeginCapture"], 2, &[BeginCapture(0)]),
     rt(&["cudaStreamBeginCaptureToGraph"], 6, &[BeginCapture(0)]),
-    rt(&["cudaStreamEndCapture"], 2, &[EndCapture(0)]),
+    rt(&["cudaStreamEndCapture"], 2, &[EndCapture(0), GraphOut { out: 1 }]),
+    // `cudaGraphInstantiate(&exec, graph, flags)` (CUDA 11's five arguments too),
+    // `cudaGraphInstantiateWithFlags(&exec, graph, flags)`, `cudaGraphLaunch(exec, stream)`.
+    rt(
+        &["cudaGraphInstantiate", "cudaGraphInstantiateWithFlags"],
+        5,
+        &[Instantiate { out: 0, graph: 1 }],
+    ),
+    rt(&["cudaGraphLaunch"], 2, &[GraphLaunch { exec: 0, stream: 1 }]),
+    rt(&["cudaThreadExchangeStreamCaptureMode"], 1, &[CaptureModeExchange(0)]),
+    rt(
+        &[
+            "cudaGraphUpload",
+            "cudaGraphExecDestroy",
+            "cudaGraphDestroy",
+            "cudaStreamIsCapturing",
+            "cudaStreamGetCaptureInfo",
+            "cudaGraphCreate",
+            "cudaGraphDebugDotPrint",
+        ],
+        3,
+        &[NoAccess],
+    ),
     // The library API (CUDA 12): `(&library, image, jitOptions, jitValues, numJit,
     // libraryOptions, libraryValues, numLibrary)`, `(&kernel, library, name)`. A `cudaKernel_t`
     // is launched with `cudaLaunchKernel`.

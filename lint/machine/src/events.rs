@@ -106,6 +106,41 @@ pub enum Event<'e, S> {
         sync_at: S,
         check: Option<&'e str>,
     },
+    /// A graph is launched (`cudaGraphLaunch`) whose captured work uses `uses`; `captured`:
+    /// where its capture began.
+    GraphLaunch { uses: &'e LocSet, captured: Option<S> },
+    /// The call `call`, made while a stream captures, is of a kind stream capture restricts
+    /// (`rule`). `strict`: the capture is in global or thread-local mode on every path (not
+    /// relaxed, nor switched to relaxed by `cudaThreadExchangeStreamCaptureMode`); `blocking`:
+    /// a capturing stream is a blocking stream. `captured`: where the capture began.
+    DuringCapture {
+        call: &'e str,
+        rule: CaptureRule,
+        strict: bool,
+        blocking: bool,
+        captured: Option<S>,
+    },
+}
+
+/// What stream capture says of a kind of call (CUDA programming guide, "Prohibited and
+/// Unhandled Operations"; `cudaStreamBeginCapture`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CaptureRule {
+    /// Synchronizes or queries what is being captured: a capturing stream, the device, an
+    /// event recorded in the capture. Invalid in every mode.
+    SyncsCapture,
+    /// A call that may synchronize implicitly (`cudaMalloc`, `cudaFree`, a synchronous copy or
+    /// memset): prohibited in global and thread-local mode.
+    PotentiallyUnsafe,
+    /// Work on the legacy default stream: it would make the legacy stream depend on a
+    /// capturing blocking stream (`cudaErrorStreamCaptureImplicit`).
+    LegacyStreamWork,
+    /// A synchronous copy or memset: potentially unsafe, and work on the legacy stream.
+    SynchronousWork,
+    /// Capture begun on the legacy default stream.
+    CaptureOnLegacy,
+    /// A call stream capture does not support (`cudaMemcpyBatchAsync`).
+    Unsupported,
 }
 
 /// How a [`Event::Deref`] uses its memory.

@@ -28,7 +28,7 @@ pub mod lints;
 
 pub use advice::Advice;
 pub use diagnostic::{Child, Diagnostic, Finding, WaitFix, first_per_mistake};
-pub use events::{DerefRole, Describe, Event, InFlight, Kernel, Origin, Region};
+pub use events::{CaptureRule, DerefRole, Describe, Event, InFlight, Kernel, Origin, Region};
 pub use lints::{Cx, Group, LINTS, Level, LintMeta, Options};
 pub use machine::Machine;
 pub use memory::{Access, Allocator, Dir, FreeKind, MemKind};

@@ -467,6 +467,7 @@ impl Machine {
             st.owned_may.remove(root);
         }
         st.released_may.remove(root);
+        st.freed_must.remove(root);
         if uninitialized {
             st.unwritten_must.insert(root);
         } else {
@@ -478,6 +479,15 @@ impl Machine {
     /// Memory is released (`cudaFree`, `free`, a destructor's release): what was known of
     /// its contents ends with it.
     pub fn released<X: Ext>(&self, st: &mut State<X>, data: &LocSet, regions: &dyn Regions) {
+        self.let_go(st, data, regions);
+        for l in data.iter() {
+            st.freed_must.insert(regions.root(l));
+        }
+    }
+
+    /// What a release and a hand-over have in common: the memory's contents and owner are no
+    /// longer the program's to know.
+    fn let_go<X: Ext>(&self, st: &mut State<X>, data: &LocSet, regions: &dyn Regions) {
         for l in data.iter() {
             let root = regions.root(l);
             st.released_may.insert(root);
@@ -529,7 +539,7 @@ impl Machine {
     /// Memory is handed to code the analysis cannot see (a library call, a function not in
     /// the program): it may write it, read it and release it.
     pub fn handed_over<X: Ext>(&self, st: &mut State<X>, data: &LocSet, regions: &dyn Regions) {
-        self.released(st, data, regions);
+        self.let_go(st, data, regions);
     }
 
     /// The host reads or writes memory directly (managed memory, host memory).

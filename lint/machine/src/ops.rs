@@ -29,6 +29,12 @@ pub enum OpKind {
     /// `MPI_Isend`, `MPI_Irecv`): its "streams" are its requests, which only completing them
     /// (`MPI_Wait`) finishes; no CUDA wait does ([`crate::Machine::complete_requests`]).
     Request,
+    /// A CUDA library's routine on a stream (`cublasSgemm`, `cufftExecC2C`, `ncclAllReduce`):
+    /// work like a kernel's, whose code is the library's.
+    Library,
+    /// A launch of an executable graph (`cudaGraphLaunch`): the work captured into it, run on
+    /// the launch's stream.
+    Graph,
 }
 
 impl OpKind {
@@ -38,6 +44,8 @@ impl OpKind {
             OpKind::Memset => "asynchronous memset",
             OpKind::Launch => "kernel launch",
             OpKind::Request => "nonblocking MPI operation",
+            OpKind::Library => "library routine",
+            OpKind::Graph => "graph launch",
         }
     }
 }

@@ -74,6 +74,9 @@ pub struct State<X = ()> {
     /// since they were made. An allocation in the first and not the second is unreleased on
     /// every path where it exists ([`State::unreleased`]).
     pub released_may: LocSet,
+    /// Allocations freed on every path since they were made (`cudaFree`, `free`, a destructor),
+    /// not merely handed to code the analysis cannot see.
+    pub freed_must: LocSet,
     /// Memory a kernel wrote (the kernel's own launch, by allocation) that nothing may have
     /// read since, on every path with the same launch.
     pub unread_output: BTreeMap<Loc, OpId>,
@@ -134,6 +137,7 @@ impl<X: Ext> State<X> {
         changed |= intersect_changed(&mut self.unwritten_must, &other.unwritten_must);
         changed |= self.owned_may.union_with(&other.owned_may);
         changed |= self.released_may.union_with(&other.released_may);
+        changed |= intersect_changed(&mut self.freed_must, &other.freed_must);
         let before = self.unread_output.len();
         self.unread_output
             .retain(|root, op| other.unread_output.get(root) == Some(op));

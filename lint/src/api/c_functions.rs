@@ -14,6 +14,7 @@ pub fn family(family: c::Family) -> &'static ApiFamily {
         c::Family::Driver => &super::cuda_driver::FAMILY,
         c::Family::CHeap => &super::std_lib::FAMILY,
         c::Family::Mpi => &super::mpi::FAMILY,
+        c::Family::Library => &super::libraries::FAMILY,
     }
 }
 
@@ -185,7 +186,33 @@ fn effect(e: c::Effect, name: &'static str) -> Option<Vec<Effect>> {
             stream: a(stream),
             event: a(event),
         }],
-        c::Effect::BeginCapture(_) | c::Effect::EndCapture(_) => return None,
+        // Capture records work without running it; what a graph launch runs is not followed
+        // yet (`cuGraphLaunch` stays an unknown function).
+        c::Effect::BeginCapture(s) => vec![BeginCapture(a(s))],
+        c::Effect::EndCapture(s) => vec![EndCapture(a(s))],
+        c::Effect::GraphOut { .. } | c::Effect::Instantiate { .. } | c::Effect::CaptureModeExchange(_) => {
+            vec![NoAccess]
+        }
+        c::Effect::GraphLaunch { .. } => return None,
+        c::Effect::HandleOut { out } => vec![NewHandle { stream: LEGACY }, RetInto(a(out))],
+        c::Effect::SetHandleStream { handle, stream } => vec![SetHandleStream {
+            handle: a(handle),
+            stream: a(stream),
+        }],
+        c::Effect::LibraryWork {
+            on,
+            reads,
+            writes,
+            result,
+        } => vec![LibraryWork {
+            on: match on {
+                c::On::Handle(h) => super::LibraryStream::Handle(a(h)),
+                c::On::Stream(s) => super::LibraryStream::Stream(a(s)),
+            },
+            reads: library_args(reads),
+            writes: library_args(writes),
+            result: result.map(a),
+        }],
         c::Effect::Launch { kernel, stream, args } => vec![Launch {
             kernel: a(kernel),
             stream: a(stream),
@@ -227,5 +254,25 @@ fn effect(e: c::Effect, name: &'static str) -> Option<Vec<Effect>> {
             Unmap { va: a(va) },
         ],
         c::Effect::AddressFree { va } => vec![AddressFree { va: a(va) }],
+    })
+}
+
+/// A library routine's argument positions in this front end's width, made once per list.
+fn library_args(positions: &'static [c::Arg]) -> &'static [super::Arg] {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static MADE: OnceLock<Mutex<HashMap<usize, &'static [super::Arg]>>> = OnceLock::new();
+    let mut made = MADE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    made.entry(positions.as_ptr() as usize).or_insert_with(|| {
+        Box::leak(
+            positions
+                .iter()
+                .map(|&p| p as super::Arg)
+                .collect::<Vec<_>>()
+                .into_boxed_slice(),
+        )
     })
 }

@@ -13,6 +13,7 @@ pub mod c_functions;
 pub mod cuda_driver;
 pub mod cuda_runtime;
 pub mod cudarc_safe;
+pub mod libraries;
 pub mod mpi;
 pub mod runtime;
 pub mod std_lib;
@@ -55,6 +56,9 @@ pub enum ObjKind {
     /// A nonblocking MPI operation's request (`MPI_Irecv(.., &mut req)`), a handle copied by
     /// value.
     Request,
+    /// A CUDA library's handle (`cublasHandle_t`, cudarc's `CudaBlas`): its routines run on
+    /// the stream it holds (see [`Effect::NewHandle`]).
+    LibraryHandle,
 }
 
 /// What a handle refers to.
@@ -99,6 +103,15 @@ pub const ATTACH_GLOBAL: u128 = 0x01;
 
 /// `CU_MEMHOSTALLOC_WRITECOMBINED`, `cudaHostAllocWriteCombined`.
 pub const WRITE_COMBINED_BIT: u32 = 0x04;
+
+/// Where a library routine runs (see [`Effect::LibraryWork`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LibraryStream {
+    /// On the stream of the handle argument.
+    Handle(Arg),
+    /// On the stream argument (NCCL).
+    Stream(Arg),
+}
 
 /// The direction of a copy, which decides which side is host memory.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -356,6 +369,26 @@ pub enum Effect {
         kernel: Option<&'static str>,
         fenced: Option<bool>,
     },
+    /// Work on the stream `Arg` is captured into a graph from here (`cuStreamBeginCapture`,
+    /// cudarc's `begin_capture`): recorded, not run.
+    BeginCapture(Arg),
+    /// The capture on the stream `Arg` ends.
+    EndCapture(Arg),
+    /// The return value is a new library handle whose routines run on the stream `stream`
+    /// ([`LEGACY`] for a handle made with none: `cublasCreate`).
+    NewHandle { stream: Arg },
+    /// The handle `handle` runs its routines on `stream` from here on (`cublasSetStream`).
+    SetHandleStream { handle: Arg, stream: Arg },
+    /// A library routine (`cublasSgemm`, `CudaBlas::gemm`): work on the stream of the handle
+    /// `on` (or on the stream `on`, see [`LibraryStream`]) that reads the memory `reads` refer
+    /// to and writes what `writes` refer to. `result`: a scalar result written where it points;
+    /// into host memory the call returns once it is written, which waits for the stream.
+    LibraryWork {
+        on: LibraryStream,
+        reads: &'static [Arg],
+        writes: &'static [Arg],
+        result: Option<Arg>,
+    },
     /// What cudarc's calls do beyond this vocabulary: its event-tracking policy
     /// ([`cudarc_safe::model`]).
     Cudarc(cudarc_safe::CudarcEffect),
@@ -437,9 +470,10 @@ impl ApiFamily {
     }
 
     /// Whether its advice is the one diagnostics give for the CUDA API in use: a CUDA API's
-    /// (not the standard library's, not MPI's, whose operations carry their own).
+    /// (not the standard library's, not MPI's, whose operations carry their own, not the CUDA
+    /// libraries', whose routines are waited for as the API in use waits for its streams).
     pub fn advises(&self) -> bool {
-        self.is_cuda() && !std::ptr::eq(self, &mpi::FAMILY)
+        self.is_cuda() && !std::ptr::eq(self, &mpi::FAMILY) && !std::ptr::eq(self, &libraries::FAMILY)
     }
 }
 
@@ -457,6 +491,7 @@ pub static FAMILIES: &[&ApiFamily] = &[
     &cuda_runtime::FAMILY,
     &std_lib::FAMILY,
     &mpi::FAMILY,
+    &libraries::FAMILY,
 ];
 
 /// All families, indexed by path.

@@ -26,6 +26,9 @@ pub struct State {
     /// `slot.done` is still `None`, no copy of the slot is running yet. A path that sets no
     /// variant of it stands for every variant with all its running operations.
     pub running_when: std::collections::BTreeMap<cuda_lint_machine::Loc, VariantOps>,
+    /// Streams capturing into a graph (on some path): work enqueued on them is recorded, not
+    /// run.
+    pub capturing: cuda_lint_machine::LocSet,
 }
 
 /// Operations that may be running, per variant index (see [`State::running_when`]); under
@@ -52,6 +55,7 @@ impl State {
         let mine_before = self.m.inflight_may.clone();
         let mut changed = self.values.join(&other.values);
         changed |= self.m.join(&other.m);
+        changed |= self.capturing.union_with(&other.capturing);
         // Known on both sides: either; on one side only: any.
         let before = self.variants.len();
         self.variants.retain(|l, _| other.variants.contains_key(l));

@@ -52,6 +52,21 @@ declare_lint! {
     /// makes), nor they for it; and a blocking copy from pageable memory returns once the data is
     /// staged, before it reaches the device (vortex PR #6157, RustaCUDA #41).
     ///
+    /// The CUDA libraries' routines are work on a stream, like a kernel that reads their inputs
+    /// and writes their outputs: cuBLAS (`cublasSgemm`, `cublasGemmEx`, `cublasSaxpy`, ...),
+    /// cuBLASLt (`cublasLtMatmul`), cuFFT (`cufftExecC2C`, ...), cuRAND (`curandGenerateUniform`,
+    /// ...), cuDNN (`cudnnConvolutionForward`, ...), NCCL (`ncclAllReduce`, `ncclSend`, ...), and
+    /// in Rust cudarc's `CudaBlas` (`gemm`, `gemv`). A handle runs its routines on the legacy
+    /// default stream until `cublasSetStream` (`cudnnSetStream`, `cufftSetStream`,
+    /// `curandSetStream`) gives it one: synchronizing or ordering only the stream the program
+    /// meant leaves the routine running (pytorch #31537, "a common error"). A reduction whose
+    /// result is a host variable (`cublasSdot` in host pointer mode) returns once it is written.
+    ///
+    /// A graph launch (`cudaGraphLaunch`, `cuGraphLaunch`) runs the work captured into the graph
+    /// again, on the launch's stream, on the memory it named when captured, host memory
+    /// included: reading its output, or refilling its input, before a wait for that stream is
+    /// reported as for a kernel. Capture itself runs nothing.
+    ///
     /// CUDA-aware MPI (Open MPI, MVAPICH2, MPICH with CUDA) takes device pointers and uses them
     /// on the host's timeline, in no stream's order: a blocking call (`MPI_Send`, `MPI_Recv`,
     /// `MPI_Sendrecv`, `MPI_Bcast`, `MPI_Allreduce` and the other collectives) reads its send
@@ -66,8 +81,11 @@ declare_lint! {
     /// certain to compile (the function returns a `Result` that takes the stream's error).
     ///
     /// ### Known problems
-    /// Work of the CUDA libraries (cuBLAS, cuDNN, cuFFT, cuRAND, NCCL) on a stream, stream
-    /// capture and graphs are not modelled: a host access racing with them is not reported. A
+    /// Routines of the libraries not listed above (cuSPARSE, cuSOLVER, CUB, Thrust, CUTLASS)
+    /// are not modelled, nor what cuBLAS's batched routines reach through their arrays of
+    /// pointers; a handle's stream is followed within a function and the functions it calls,
+    /// not through another method of the object that holds it. In Rust, graphs (cudarc's
+    /// `begin_capture`) are not modelled yet. A
     /// query (`cuEventQuery`, `cuStreamQuery`, `event.is_complete()`, `stream.query()`) is taken
     /// as a wait, since programs poll it until the work is done: an access made after a query
     /// that said "not ready" is not reported. A wrapper the analysis cannot see into hides what

@@ -13,7 +13,9 @@ declare_lint! {
     /// ### What it does
     /// Checks for asynchronous host<->device copies whose host side may be pageable memory:
     /// a `Vec`, a slice of one, an array, a `Box`, the stack, or heap memory that was never
-    /// page-locked (`cuMemHostRegister`).
+    /// page-locked (`cuMemHostRegister`). A copy captured into a CUDA graph (between
+    /// `cudaStreamBeginCapture` and `cudaStreamEndCapture`) is reported too: each launch of the
+    /// graph copies from that pageable memory again.
     ///
     /// ### Why is this bad?
     /// The driver cannot DMA from pageable memory. It stages the data through a pinned buffer of

@@ -45,7 +45,7 @@ pub enum ContextChange {
     TrackingOff,
 }
 
-const TRACKED: super::Effect = Cudarc(CudarcEffect::TrackedByEvents);
+pub(crate) const TRACKED: super::Effect = Cudarc(CudarcEffect::TrackedByEvents);
 
 const fn context(change: ContextChange) -> super::Effect {
     Cudarc(CudarcEffect::Context(change))
@@ -442,6 +442,10 @@ pub static FAMILY: ApiFamily = ApiFamily {
             &[LaunchBuilder { kernel: 1, stream: 0 }],
         ),
         f(launch!("PushKernelArg::arg"), &[Push { vec: 0, value: 1 }]),
+        // Graph capture (`graph.rs`): work on the stream is recorded from `begin_capture` to
+        // `end_capture`, not run; `CudaGraph::launch` is not followed yet.
+        f(core!("CudaStream::begin_capture"), &[BeginCapture(0)]),
+        f(core!("CudaStream::end_capture"), &[EndCapture(0)]),
         f(launch!("LaunchArgs::record_kernel_launch"), &[Derive(0)]),
         f(launch!("LaunchArgs::launch"), &[LaunchBuilt(0), TRACKED]),
         f(launch!("LaunchArgs::launch_cooperative"), &[LaunchBuilt(0), TRACKED]),

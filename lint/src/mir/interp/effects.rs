@@ -1149,6 +1149,40 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let (r, w) = (union(&read), union(&written));
                     self.enqueue(call, OpKind::Launch, streams, r, w, state);
                 }
+                Effect::BeginCapture(s) => {
+                    let streams = self.streams(call, s, state);
+                    state.capturing.union_with(&streams);
+                }
+                // The capture ends for its stream and every stream that joined it.
+                Effect::EndCapture(_) => state.capturing = LocSet::new(),
+                Effect::NewHandle { stream } => {
+                    let new = self.locs.fresh(
+                        f,
+                        call.bb,
+                        which as u8,
+                        Target::Obj(ObjKind::LibraryHandle),
+                        call.span,
+                        None,
+                    );
+                    // The stream it runs on is what the handle object holds.
+                    let streams = self.streams(call, stream, state);
+                    self.store(state, new, &streams, true);
+                    ret.insert(new);
+                }
+                Effect::SetHandleStream { handle, stream } => {
+                    let handles = self.library_handles(call, handle, state);
+                    let streams = self.streams(call, stream, state);
+                    let strong = handles.len() == 1;
+                    for h in handles.iter() {
+                        self.store(state, h, &streams, strong);
+                    }
+                }
+                Effect::LibraryWork {
+                    on,
+                    reads,
+                    writes,
+                    result,
+                } => self.library_work(call, on, reads, writes, result, state),
                 Effect::RegisterInPlace(a) => {
                     let data = self.data_roots(call, a, &ret, state);
                     self.machine.register_in_place(&mut state.m, &data);
@@ -2780,6 +2814,76 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     }
 
     /// Enqueues an operation: the lints see it against the work already in flight, then it starts.
+    /// The library handles argument `a` refers to.
+    fn library_handles(&mut self, call: &CallSite<'_, 'tcx>, a: u8, state: &State) -> LocSet {
+        let mut h = self.objects(call, a, state);
+        h.retain(|l| matches!(self.locs.kind(l), LocKind::Object(ObjKind::LibraryHandle)));
+        h
+    }
+
+    /// A library routine: work on its handle's stream (or its stream argument) that reads and
+    /// writes what its pointer arguments refer to (see [`Effect::LibraryWork`]).
+    fn library_work(
+        &mut self,
+        call: &CallSite<'_, 'tcx>,
+        on: crate::api::LibraryStream,
+        reads: &[u8],
+        writes: &[u8],
+        result: Option<u8>,
+        state: &mut State,
+    ) {
+        let streams = match on {
+            crate::api::LibraryStream::Stream(s) => self.streams(call, s, state),
+            crate::api::LibraryStream::Handle(h) => {
+                let handles = self.library_handles(call, h, state);
+                let held: Vec<LocSet> = handles
+                    .iter()
+                    .map(|h| state.values.get(&h).cloned().unwrap_or_default())
+                    .collect();
+                // A handle made where the analysis cannot see, or one whose stream it does not
+                // know, runs on a stream it does not know.
+                if held.is_empty() || held.iter().any(LocSet::is_empty) {
+                    LocSet::new()
+                } else {
+                    held.into_iter().fold(LocSet::new(), |mut all, s| {
+                        all.union_with(&s);
+                        all
+                    })
+                }
+            }
+        };
+        let used = |this: &mut Self, args: &[u8], state: &State| {
+            let mut all = LocSet::new();
+            for &a in args {
+                let mut data = this.data_arg(call, a, &LocSet::new(), state);
+                data.retain(|l| this.can_be_in_flight(l, state));
+                all.union_with(&data);
+            }
+            all
+        };
+        let read = used(self, reads, state);
+        let mut written = used(self, writes, state);
+        // A scalar result: into device memory, written on the stream; into host memory, the call
+        // returns once it is written, which waits for the stream.
+        let (result_memory, on_host) = match result {
+            Some(r) => {
+                let m = self.data_arg(call, r, &LocSet::new(), state);
+                let host = !m.is_empty()
+                    && m.iter()
+                        .all(|l| !matches!(self.locs.kind(l), LocKind::Data(k) if k.is_device_only()));
+                (m, host)
+            }
+            None => (LocSet::new(), false),
+        };
+        if !on_host {
+            written.union_with(&result_memory);
+        }
+        self.enqueue(call, OpKind::Library, streams.clone(), read, written, state);
+        if on_host {
+            self.machine.sync_streams(&mut state.m, &streams);
+        }
+    }
+
     pub(super) fn enqueue(
         &mut self,
         call: &CallSite<'_, 'tcx>,
@@ -2789,6 +2893,17 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         writes: LocSet,
         state: &mut State,
     ) {
+        // Captured into a graph: it runs when the graph is launched, reading and writing its
+        // memory then; cudarc's tracking records nothing here that a wait could rely on.
+        if !streams.is_empty() && streams.iter().all(|s| state.capturing.contains(s)) {
+            self.call_tracking = None;
+            self.launch_writes_per_arg = None;
+            let mut used = reads;
+            used.union_with(&writes);
+            let regions = self.regions();
+            self.machine.handed_over(&mut state.m, &used, &regions);
+            return;
+        }
         let id = self.op_at(call, kind, &self.family.advice);
         self.machine.add_uses(id, &streams, &reads, &writes);
         if self.launch_writes_unseen {

@@ -1,0 +1,33 @@
+#pragma once
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+
+#define CUDA_CHECK(call)                                                        \
+  do {                                                                          \
+    cudaError_t err_ = (call);                                                  \
+    if (err_ != cudaSuccess) {                                                  \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,                   \
+                   cudaGetErrorString(err_));                                   \
+      std::exit(EXIT_FAILURE);                                                  \
+    }                                                                           \
+  } while (0)
+
+#define CUBLAS_CHECK(call)                                                      \
+  do {                                                                          \
+    cublasStatus_t st_ = (call);                                                \
+    if (st_ != CUBLAS_STATUS_SUCCESS) {                                         \
+      std::fprintf(stderr, "%s:%d: cuBLAS error %d\n", __FILE__, __LINE__,      \
+                   static_cast<int>(st_));                                      \
+      std::exit(EXIT_FAILURE);                                                  \
+    }                                                                           \
+  } while (0)
+
+// This service attributes every asynchronous error to the kernel that caused
+// it: each launch is followed by a launch check and a full device drain.
+#define KERNEL_CHECK()                                                          \
+  do {                                                                          \
+    CUDA_CHECK(cudaGetLastError());                                             \
+    CUDA_CHECK(cudaDeviceSynchronize());                                        \
+  } while (0)
