@@ -22,7 +22,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-DENY = {"host_deref_device_ptr", "missing_sync", "unfenced_vmm_alias", "vmm_lifecycle", "mismatched_free", "memcpy_kind_mismatch", "copy_out_of_bounds", "unallocated_pointer"}
+DENY = {"host_deref_device_ptr", "missing_sync", "unfenced_vmm_alias", "vmm_lifecycle", "mismatched_free", "memcpy_kind_mismatch", "copy_out_of_bounds", "unallocated_pointer", "graph_uses_freed_memory", "uncapturable_call"}
 # `// EXPECT: lint` or, in C-style code, `/* EXPECT: lint */`.
 LABEL = re.compile(r"(?://|/\*)\s*EXPECT:\s*([a-z_,\s]+)")
 

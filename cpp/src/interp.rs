@@ -92,6 +92,8 @@ struct Flow {
     capture_site: Option<Site>,
     /// The capture is in global or thread-local mode on every path (not relaxed).
     capture_strict: bool,
+    /// Streams capturing on every path here: what `uncapturable_call` needs as evidence.
+    capturing_must: LocSet,
     /// What the branches taken say of plain variables (`if (isAsync)`, `case USE_PINNED:`),
     /// while the variables keep their values: a later test of the same variable takes the
     /// same way (see [`FileAnalysis::branch`]).
@@ -154,6 +156,9 @@ type KernelInfo = (
 const ELEMENTS: &str = "[]";
 /// The field of a library handle that holds the stream its routines run on.
 const HANDLE_STREAM: &str = "@stream";
+/// The field of a library handle that holds the handle itself while its scalar results are
+/// device memory (`cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE)`).
+const DEVICE_POINTER_MODE: &str = "@device_mode";
 /// The fields of a graph that hold the memory its captured work reads and writes.
 const GRAPH_READS: &str = "@reads";
 const GRAPH_WRITES: &str = "@writes";
@@ -310,6 +315,7 @@ impl Flow {
             self.capture_site = other.capture_site;
         }
         self.capture_strict &= other.capture_strict;
+        self.capturing_must.intersect_with(&other.capturing_must);
         self.facts.retain(|k, v| other.facts.get(k) == Some(v));
     }
 }
@@ -343,8 +349,8 @@ pub struct FileAnalysis<'s, 't> {
     graphs: LocSet,
     /// The launch being made is captured into a graph (its reads happen at each launch).
     captured_launch: bool,
-    /// Events the file creates (`cudaEventCreate`).
-    events: LocSet,
+    /// Streams the file creates (`cudaStreamCreate`): their flags are known.
+    created_streams: LocSet,
     /// Library routines run on the legacy default stream because their handle's stream was
     /// never set: their findings say so.
     on_unset_handle: std::collections::HashSet<OpId>,
@@ -486,7 +492,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             op_sites: Vec::new(),
             handles: LocSet::new(),
             graphs: LocSet::new(),
-            events: LocSet::new(),
+            created_streams: LocSet::new(),
             captured_launch: false,
             on_unset_handle: Default::default(),
             op_by_site: HashMap::new(),
@@ -832,6 +838,17 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 // A stream the caller gives: one stream, of unknown flags (it may be the
                 // legacy default stream's peer), so that capturing or waiting on it is seen.
                 let l = self.loc_at(d, "stream", None, Some(name.clone()), false);
+                out.push((name, LocSet::single(l), false));
+            } else if !pointer
+                && matches!(
+                    ty.trim().trim_start_matches("const ").trim_end_matches(" const"),
+                    "cublasHandle_t" | "cudnnHandle_t" | "cufftHandle" | "curandGenerator_t"
+                )
+            {
+                // A library handle the caller gives: one handle, on a stream not known until
+                // the function sets one.
+                let l = self.loc_at(d, "handle", None, Some(name.clone()), false);
+                self.handles.insert(l);
                 out.push((name, LocSet::single(l), false));
             } else if let Some(class) = self.class_of_type(ty) {
                 // An object given by value or reference is the host's; one a pointer points

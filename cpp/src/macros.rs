@@ -27,12 +27,58 @@ pub struct Macro {
 pub fn effectful_macros(text: &str, calls_effect: &dyn Fn(&str) -> bool) -> HashMap<String, Macro> {
     let mut out = HashMap::new();
     let mut lines = text.split('\n').peekable();
+    // The conditional arms around the line (`Some(false)`: an arm the file's own `#define`s
+    // leave out, `#if DEBUG_SYNC` under `#define DEBUG_SYNC 0`), and the numbers the file
+    // defines: a macro defined in an arm left out is not the one used.
+    let mut arms: Vec<Option<bool>> = Vec::new();
+    let mut numbers: HashMap<String, i64> = HashMap::new();
+    let mut names: std::collections::HashSet<String> = std::collections::HashSet::new();
     while let Some(line) = lines.next() {
         let t = line.trim_start();
         let Some(rest) = t.strip_prefix('#') else { continue };
-        let Some(rest) = rest.trim_start().strip_prefix("define") else {
+        let directive = rest.trim_start();
+        let word_end = directive
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(directive.len());
+        let (word, operand) = directive.split_at(word_end);
+        let operand = operand.split("//").next().unwrap_or("").trim();
+        match word {
+            "if" => arms.push(condition(operand, &numbers)),
+            "ifdef" => arms.push(names.contains(operand).then_some(true)),
+            "ifndef" => arms.push(names.contains(operand).then_some(false)),
+            "elif" => {
+                if let Some(top) = arms.last_mut() {
+                    *top = if *top == Some(true) { Some(false) } else { None };
+                }
+            }
+            "else" => {
+                if let Some(top) = arms.last_mut() {
+                    *top = top.map(|b| !b);
+                }
+            }
+            "endif" => {
+                arms.pop();
+            }
+            _ => {}
+        }
+        if arms.contains(&Some(false)) {
+            continue;
+        }
+        let Some(rest) = directive.strip_prefix("define") else {
             continue;
         };
+        if let Some((name, value)) = rest.trim().split_once(char::is_whitespace) {
+            let value = value.split("//").next().unwrap_or("").trim();
+            if let Ok(v) = value.parse::<i64>() {
+                numbers.insert(name.to_string(), v);
+            }
+        }
+        if let Some(name) = rest
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .find(|w| !w.is_empty())
+        {
+            names.insert(name.to_string());
+        }
         if !rest.starts_with([' ', '\t']) {
             continue;
         }
@@ -88,6 +134,19 @@ pub fn effectful_macros(text: &str, calls_effect: &dyn Fn(&str) -> bool) -> Hash
     }
     out.retain(|n, _| effectful.contains(n));
     out
+}
+
+/// What a `#if` tests, where the file's own numbers decide it: `NAME`, `!NAME`, a number.
+fn condition(operand: &str, numbers: &HashMap<String, i64>) -> Option<bool> {
+    let (negated, operand) = match operand.strip_prefix('!') {
+        Some(rest) => (true, rest.trim()),
+        None => (false, operand),
+    };
+    let value = match operand.parse::<i64>() {
+        Ok(v) => v,
+        Err(_) => *numbers.get(operand)?,
+    };
+    Some((value != 0) != negated)
 }
 
 /// Whether a macro body calls a function with effects (`name(`).

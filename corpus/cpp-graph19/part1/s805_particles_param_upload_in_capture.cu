@@ -69,7 +69,7 @@ public:
     ~Integrator() { cudaFree(d_params_); }
 
     void advance(const StepParams& params) {
-        CUDA_CHECK(cudaMemcpy(d_params_, &params, sizeof(StepParams), cudaMemcpyHostToDevice));  // EXPECT: uncapturable_call
+        CUDA_CHECK(cudaMemcpy(d_params_, &params, sizeof(StepParams), cudaMemcpyHostToDevice));  // no finding: allowed beside a non-blocking capturing stream (measured, runtime/gpu-results/2026-11-27-capture-rules.md; relabelled)
         const int threads = 256;
         const int blocks = (parts_.n + threads - 1) / threads;
         kick_drift<<<blocks, threads, 0, stream_>>>(parts_.pos, parts_.vel, parts_.acc, d_params_,

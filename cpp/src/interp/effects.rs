@@ -757,6 +757,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 }
                 Effect::StreamCreate { out, flags } => {
                     let l = self.loc_at(n, "stream", None, None, true);
+                    self.created_streams.insert(l);
                     if let Some(f) = flags.and_then(|f| args.get(f)) {
                         // Through a parameter, a named constant or a macro (`STREAM_FLAGS`).
                         let t = self.argument_text(*f);
@@ -768,7 +769,6 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 }
                 Effect::EventCreate { out } => {
                     let l = self.loc_at(n, "event", None, None, true);
-                    self.events.insert(l);
                     self.store_out(args.get(out).copied(), l, flow, true);
                 }
                 Effect::SyncStream(i) => {
@@ -938,6 +938,14 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     let streams = self.streams_of(args.get(stream).copied(), &arg(stream));
                     self.store_field(&handles, HANDLE_STREAM, &streams, flow);
                 }
+                Effect::SetPointerMode { handle, mode } => {
+                    let mut handles = arg(handle);
+                    handles.intersect_with(&self.handles);
+                    let text = args.get(mode).map(|m| self.argument_text(*m)).unwrap_or_default();
+                    let device = text.contains("DEVICE") || text.trim() == "1";
+                    let flag = if device { handles.clone() } else { LocSet::new() };
+                    self.store_field(&handles, DEVICE_POINTER_MODE, &flag, flow);
+                }
                 Effect::LibraryWork {
                     on,
                     reads,
@@ -953,6 +961,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                         self.capture_event(n, CaptureRule::CaptureOnLegacy, Some(site), flow);
                     }
                     flow.capturing.union_with(&streams);
+                    flow.capturing_must.union_with(&streams);
                     // The graph it makes, empty at each capture (a loop's next round too).
                     let g = self.loc_at(n, "graph", None, None, true);
                     self.graphs.insert(g);
@@ -975,6 +984,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     // The capture ends for its origin stream and every stream that joined it.
                     let _ = i;
                     flow.capturing = LocSet::new();
+                    flow.capturing_must = LocSet::new();
                 }
                 Effect::GraphOut { out } => {
                     let graphs = std::mem::take(&mut flow.building);
@@ -1188,6 +1198,10 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// Reports a call of a kind stream capture restricts, made while a stream captures (the
     /// lint decides whether the capture's mode forbids it).
     fn capture_event(&mut self, n: Node<'t>, rule: CaptureRule, captured: Option<Site>, flow: &mut Flow) {
+        // Evidence: a capture under way on every path here, not on one that left it early.
+        if flow.capturing_must.is_empty() && rule != CaptureRule::CaptureOnLegacy {
+            return;
+        }
         let call = match self.library_name(n) {
             Some(name) => name.to_string(),
             None => match n.field("function") {
@@ -1195,12 +1209,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 None => "this call".to_string(),
             },
         };
-        let blocking = flow.capturing.iter().any(|s| {
-            self.locs[s.0 as usize].kind.is_none()
-                && s != self.legacy
-                && !self.machine.is_non_blocking(s)
-                && !self.is_event(s)
-        });
+        // A capturing stream the file made without `cudaStreamNonBlocking`: one made where the
+        // analysis cannot see (a parameter) is not known to be blocking.
+        let blocking = flow
+            .capturing
+            .iter()
+            .any(|s| self.created_streams.contains(s) && !self.machine.is_non_blocking(s));
         let captured = captured.or(flow.capture_site);
         let strict = flow.capture_strict;
         self.emit(
@@ -1214,11 +1228,6 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             },
             flow,
         );
-    }
-
-    /// Whether the location is an event (events recorded in a capture join `Flow::capturing`).
-    fn is_event(&self, l: Loc) -> bool {
-        self.events.contains(l)
     }
 
     /// The kinds of call stream capture restricts, made while a stream captures.
@@ -1274,6 +1283,15 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         arg: &dyn Fn(usize) -> LocSet,
         flow: &mut Flow,
     ) {
+        // In device pointer mode (on some path), a scalar result is written on the stream.
+        let device_mode = match on {
+            cuda_lint_c_api::On::Handle(i) => {
+                let mut handles = arg(i);
+                handles.intersect_with(&self.handles);
+                !self.field_value(&handles, DEVICE_POINTER_MODE, flow).is_empty()
+            }
+            cuda_lint_c_api::On::Stream(_) => false,
+        };
         let (streams, name, unset) = match on {
             cuda_lint_c_api::On::Stream(i) => {
                 let streams = self.streams_of(args.get(i).copied(), &arg(i));
@@ -1308,7 +1326,8 @@ impl<'s, 't> FileAnalysis<'s, 't> {
         // A scalar result: into device memory, written on the stream; into host memory, the
         // call returns once it is written, which waits for the stream.
         let result_memory = result.map(|r| memory(self, &[r])).unwrap_or_default();
-        let on_host = !result_memory.is_empty()
+        let on_host = !device_mode
+            && !result_memory.is_empty()
             && result_memory
                 .iter()
                 .all(|l| !self.locs[l.0 as usize].kind.is_some_and(MemKind::is_device_only));

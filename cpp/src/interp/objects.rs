@@ -857,6 +857,40 @@ impl<'s, 't> FileAnalysis<'s, 't> {
     /// Ends the objects the block `block` declared before `before` (all of them when `None`),
     /// last made first: at the end of the block, or on a `return` leaving it. `keep`: a
     /// variable returned, which lives on in the caller.
+    /// A declaration's local arrays and standard containers (`float taps[63];`,
+    /// `std::vector<float> v;`) end with their block: their storage is gone (a graph that
+    /// captured a copy from it reads freed memory at its next launch).
+    fn end_local_storage(&mut self, d: Node<'t>, ty: &str, keep: Option<&str>, block: Node<'t>, flow: &mut Flow) {
+        if self.text(d).trim_start().starts_with("static") {
+            return;
+        }
+        let container = self.container_kind_of(ty).is_some();
+        let mut c = d.walk();
+        let names: Vec<String> = d
+            .children_by_field_name("declarator", &mut c)
+            .filter(|x| {
+                !super::declarator_has(*x, "pointer_declarator")
+                    && !super::declarator_has(*x, "reference_declarator")
+                    && (container || super::declarator_has(*x, "array_declarator"))
+            })
+            .filter_map(|x| declared_name(x, self.src))
+            .collect();
+        for name in names {
+            if keep == Some(name.as_str()) || moved_in(block, &name, self.src) {
+                continue;
+            }
+            let mut vals = flow.vars.get(&name).cloned().unwrap_or_default();
+            if let Some(&o) = flow.objects.get(&name) {
+                vals.insert(o);
+            }
+            let mut mem = self.memory(&vals);
+            mem.retain(|l| self.locs[l.0 as usize].kind == Some(MemKind::Pageable));
+            if !mem.is_empty() {
+                self.machine.storage_ended(&mut flow.m, &mem, &self.regions());
+            }
+        }
+    }
+
     pub(super) fn end_block_objects(
         &mut self,
         block: Node<'t>,
@@ -882,6 +916,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             } else {
                 ty
             };
+            self.end_local_storage(d, ty, keep, block, flow);
             let owns = self.classes.class_of(ty).is_some() || smart_pointer(ty) == Some("unique_ptr") || {
                 // `auto p = std::make_unique<Foo>(..)`.
                 let t = self.text(d);

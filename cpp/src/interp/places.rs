@@ -584,6 +584,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                             },
                             flow,
                         );
+                        self.machine.released(&mut flow.m, &mem, &self.regions());
                     }
                 }
                 LocSet::new()

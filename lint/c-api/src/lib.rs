@@ -220,6 +220,12 @@ pub enum Effect {
         handle: Arg,
         stream: Arg,
     },
+    /// The handle's scalar results go where `mode` says (`cublasSetPointerMode`:
+    /// `CUBLAS_POINTER_MODE_DEVICE`, 1, makes them device memory written on the stream).
+    SetPointerMode {
+        handle: Arg,
+        mode: Arg,
+    },
     /// A library routine: work on the handle's stream or on an explicit stream (`on`), that
     /// reads the memory `reads` point to and writes what `writes` point to, asynchronously.
     /// `result`: a scalar result written where it points, on the stream when that is device
@@ -400,6 +406,7 @@ impl Effect {
             | HandleOut { out }
             | LoadModule { out, image: None } => vec![out],
             SetHandleStream { handle, stream } => vec![handle, stream],
+            SetPointerMode { handle, mode } => vec![handle, mode],
             Instantiate { out, graph } => vec![out, graph],
             GraphLaunch { exec, stream } => vec![exec, stream],
             LibraryWork {

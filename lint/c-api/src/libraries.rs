@@ -6,7 +6,7 @@
 
 use crate::Effect::*;
 use crate::On::{Handle, Stream};
-use crate::{Family, Function};
+use crate::{Dir, Family, Function};
 
 const fn lib(names: &'static [&'static str], arity: usize, effects: &'static [crate::Effect]) -> Function {
     crate::function(Family::Library, names, arity, effects)
@@ -22,7 +22,9 @@ const fn on_handle(reads: &'static [usize], writes: &'static [usize]) -> [crate:
     }]
 }
 
-/// A reduction on the handle in argument 0 whose scalar result goes where `result` points.
+/// A reduction on the handle in argument 0 whose scalar result goes where `result` points: a
+/// host variable in host pointer mode (the default; the call returns once it is written),
+/// device memory written on the stream in device pointer mode.
 const fn reduction(reads: &'static [usize], result: usize) -> [crate::Effect; 1] {
     [LibraryWork {
         on: Handle(0),
@@ -42,6 +44,18 @@ const fn on_stream(stream: usize, reads: &'static [usize], writes: &'static [usi
     }]
 }
 
+/// A copy of the library's own (`cublasSetMatrix`): blocking on the legacy stream without a
+/// stream argument.
+const fn copy(dst: usize, src: usize, dir: Dir, stream: Option<usize>) -> crate::Effect {
+    Copy {
+        dst,
+        src,
+        kind: None,
+        dir,
+        stream,
+    }
+}
+
 const HANDLE_OUT_0: &[crate::Effect] = &[HandleOut { out: 0 }];
 const SET_STREAM: &[crate::Effect] = &[SetHandleStream { handle: 0, stream: 1 }];
 
@@ -50,13 +64,16 @@ pub(crate) static FUNCTIONS: &[Function] = &[
     lib(&["cublasCreate", "cublasCreate_v2"], 1, HANDLE_OUT_0),
     lib(&["cublasSetStream", "cublasSetStream_v2"], 2, SET_STREAM),
     lib(
+        &["cublasSetPointerMode", "cublasSetPointerMode_v2"],
+        2,
+        &[SetPointerMode { handle: 0, mode: 1 }],
+    ),
+    lib(
         &[
             "cublasDestroy",
             "cublasDestroy_v2",
             "cublasGetStream",
             "cublasGetStream_v2",
-            "cublasSetPointerMode",
-            "cublasSetPointerMode_v2",
             "cublasGetPointerMode",
             "cublasGetPointerMode_v2",
             "cublasSetMathMode",
@@ -70,6 +87,18 @@ pub(crate) static FUNCTIONS: &[Function] = &[
         3,
         &[NoAccess],
     ),
+    // cuBLAS's own copies: `cublasSetMatrix(rows, cols, elemSize, A, lda, B, ldb)` from host A to
+    // device B, `cublasGetMatrix` the other way, `cublasSetVector(n, elemSize, x, incx, y,
+    // incy)`, `cublasGetVector`: blocking, on the legacy stream; the `Async` forms take a stream
+    // last.
+    lib(&["cublasSetMatrix"], 7, &[copy(5, 3, Dir::HostToDevice, None)]),
+    lib(&["cublasGetMatrix"], 7, &[copy(5, 3, Dir::DeviceToHost, None)]),
+    lib(&["cublasSetVector"], 6, &[copy(4, 2, Dir::HostToDevice, None)]),
+    lib(&["cublasGetVector"], 6, &[copy(4, 2, Dir::DeviceToHost, None)]),
+    lib(&["cublasSetMatrixAsync"], 8, &[copy(5, 3, Dir::HostToDevice, Some(7))]),
+    lib(&["cublasGetMatrixAsync"], 8, &[copy(5, 3, Dir::DeviceToHost, Some(7))]),
+    lib(&["cublasSetVectorAsync"], 7, &[copy(4, 2, Dir::HostToDevice, Some(6))]),
+    lib(&["cublasGetVectorAsync"], 7, &[copy(4, 2, Dir::DeviceToHost, Some(6))]),
     // `gemm(h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)`: C is written
     // (read too where beta is not zero, which the analysis does not know: not taken as a read).
     lib(

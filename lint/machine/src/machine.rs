@@ -241,6 +241,14 @@ impl Machine {
         } else {
             self.ops_on(st, streams)
         };
+        // Work on a stream the front end could not name (a library handle made where it cannot
+        // see) may be on any of them: a wait for one may be the wait for it.
+        for op in st.inflight_may.iter() {
+            let o = self.op(op);
+            if o.streams.is_empty() && o.kind == OpKind::Library {
+                done.insert(op);
+            }
+        }
         if self.on_legacy(streams) {
             for op in st.inflight_may.iter() {
                 if self.ordered_before(st, op, &self.legacy) {
@@ -480,6 +488,14 @@ impl Machine {
     /// its contents ends with it.
     pub fn released<X: Ext>(&self, st: &mut State<X>, data: &LocSet, regions: &dyn Regions) {
         self.let_go(st, data, regions);
+        for l in data.iter() {
+            st.freed_must.insert(regions.root(l));
+        }
+    }
+
+    /// A local's storage ends with its scope (a stack array, a `std::vector`): not a release
+    /// the program makes, but what lived there is gone.
+    pub fn storage_ended<X: Ext>(&self, st: &mut State<X>, data: &LocSet, regions: &dyn Regions) {
         for l in data.iter() {
             st.freed_must.insert(regions.root(l));
         }

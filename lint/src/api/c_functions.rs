@@ -188,16 +188,32 @@ fn effect(e: c::Effect, name: &'static str) -> Option<Vec<Effect>> {
         }],
         // Capture records work without running it; what a graph launch runs is not followed
         // yet (`cuGraphLaunch` stays an unknown function).
-        c::Effect::BeginCapture(s) => vec![BeginCapture(a(s))],
-        c::Effect::EndCapture(s) => vec![EndCapture(a(s))],
-        c::Effect::GraphOut { .. } | c::Effect::Instantiate { .. } | c::Effect::CaptureModeExchange(_) => {
-            vec![NoAccess]
+        // The mode is the last argument (`(stream, mode)`, `cudaStreamBeginCaptureToGraph`'s
+        // sixth); a call with the stream alone captures in global mode.
+        c::Effect::BeginCapture(s) => {
+            let arity = c::lookup(name).map_or(0, |f| f.arity);
+            vec![BeginCapture {
+                stream: a(s),
+                mode: (arity >= 2).then(|| a(arity - 1)),
+            }]
         }
-        c::Effect::GraphLaunch { .. } => return None,
+        c::Effect::EndCapture(s) => vec![EndCapture(a(s))],
+        c::Effect::GraphOut { out } => vec![RetInto(a(out))],
+        // An executable graph is its graph, to the analysis.
+        c::Effect::Instantiate { out, graph } => vec![Derive(a(graph)), RetInto(a(out))],
+        c::Effect::GraphLaunch { exec, stream } => vec![GraphLaunch {
+            graph: a(exec),
+            stream: Some(a(stream)),
+        }],
+        c::Effect::CaptureModeExchange(_) => vec![CaptureModeExchange],
         c::Effect::HandleOut { out } => vec![NewHandle { stream: LEGACY }, RetInto(a(out))],
         c::Effect::SetHandleStream { handle, stream } => vec![SetHandleStream {
             handle: a(handle),
             stream: a(stream),
+        }],
+        c::Effect::SetPointerMode { handle, mode } => vec![SetPointerMode {
+            handle: a(handle),
+            mode: a(mode),
         }],
         c::Effect::LibraryWork {
             on,

@@ -81,6 +81,29 @@ pub static FAMILY: ApiFamily = ApiFamily {
             &[New(STREAM), NonBlocking { flags: Some(0) }],
         ),
         f(result!("stream::synchronize"), &[SyncStream(0)]),
+        // Graph capture: the captured work is recorded, not run; `end_capture` returns the
+        // graph, `graph::instantiate` its executable form (the same graph, to the analysis),
+        // `graph::launch` runs it on a stream.
+        f(
+            result!("stream::begin_capture"),
+            &[BeginCapture {
+                stream: 0,
+                mode: Some(1),
+            }],
+        ),
+        f(result!("stream::end_capture"), &[EndCapture(0)]),
+        f(result!("stream::is_capturing"), &[NoAccess]),
+        f(result!("graph::instantiate"), &[Derive(0)]),
+        f(
+            result!("graph::launch"),
+            &[GraphLaunch {
+                graph: 0,
+                stream: Some(1),
+            }],
+        ),
+        f(result!("graph::upload"), &[NoAccess]),
+        f(result!("graph::exec_destroy"), &[NoAccess]),
+        f(result!("graph::destroy"), &[NoAccess]),
         f(result!("stream::destroy"), &[NoAccess]),
         f(
             result!("stream::wait_event"),

@@ -71,7 +71,10 @@ pub static FAMILY: ApiFamily = ApiFamily {
             &[SetHandleStream { handle: 0, stream: 1 }],
         ),
         f(blas!("CudaBlas::handle"), &[Derive(0)]),
-        f(blas!("CudaBlas::set_pointer_mode"), &[NoAccess]),
+        f(
+            blas!("CudaBlas::set_pointer_mode"),
+            &[SetPointerMode { handle: 0, mode: 1 }],
+        ),
         f(blas!("CudaBlas::get_pointer_mode"), &[NoAccess]),
         // `cudarc::cublas::result`: a handle made with none runs on the legacy stream.
         f(blas_result!("create_handle"), &[NewHandle { stream: super::LEGACY }]),

@@ -59,6 +59,9 @@ pub enum ObjKind {
     /// A CUDA library's handle (`cublasHandle_t`, cudarc's `CudaBlas`): its routines run on
     /// the stream it holds (see [`Effect::NewHandle`]).
     LibraryHandle,
+    /// A graph made by stream capture (`CUgraph`, `CUgraphExec`, cudarc's `CudaGraph`): the
+    /// work captured into it runs at each launch.
+    Graph,
 }
 
 /// What a handle refers to.
@@ -369,16 +372,27 @@ pub enum Effect {
         kernel: Option<&'static str>,
         fenced: Option<bool>,
     },
-    /// Work on the stream `Arg` is captured into a graph from here (`cuStreamBeginCapture`,
-    /// cudarc's `begin_capture`): recorded, not run.
-    BeginCapture(Arg),
-    /// The capture on the stream `Arg` ends.
+    /// Work on the stream `stream` is captured into a graph from here (`cuStreamBeginCapture`,
+    /// cudarc's `begin_capture`): recorded, not run. `mode`: the capture mode argument
+    /// (`CU_STREAM_CAPTURE_MODE_GLOBAL` = 0, `_THREAD_LOCAL` = 1, `_RELAXED` = 2).
+    BeginCapture { stream: Arg, mode: Option<Arg> },
+    /// The capture on the stream `Arg` ends: the return value is the graph it made.
     EndCapture(Arg),
+    /// The graph `graph` is launched, on `stream` (`None`: the stream it was captured on,
+    /// cudarc's `CudaGraph::launch`): its captured work runs there.
+    GraphLaunch { graph: Arg, stream: Option<Arg> },
+    /// The thread's capture mode is exchanged (`cuThreadExchangeStreamCaptureMode`): relaxed,
+    /// mostly.
+    CaptureModeExchange,
     /// The return value is a new library handle whose routines run on the stream `stream`
     /// ([`LEGACY`] for a handle made with none: `cublasCreate`).
     NewHandle { stream: Arg },
     /// The handle `handle` runs its routines on `stream` from here on (`cublasSetStream`).
     SetHandleStream { handle: Arg, stream: Arg },
+    /// The handle's scalar results are device memory written on its stream when the constant
+    /// `mode` is 1 (`CUBLAS_POINTER_MODE_DEVICE`), host variables written before the call
+    /// returns when it is 0.
+    SetPointerMode { handle: Arg, mode: Arg },
     /// A library routine (`cublasSgemm`, `CudaBlas::gemm`): work on the stream of the handle
     /// `on` (or on the stream `on`, see [`LibraryStream`]) that reads the memory `reads` refer
     /// to and writes what `writes` refer to. `result`: a scalar result written where it points;

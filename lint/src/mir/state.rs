@@ -29,6 +29,13 @@ pub struct State {
     /// Streams capturing into a graph (on some path): work enqueued on them is recorded, not
     /// run.
     pub capturing: cuda_lint_machine::LocSet,
+    /// The graphs being captured into, and whether the capture is in global or thread-local
+    /// mode on every path (not relaxed).
+    pub building: cuda_lint_machine::LocSet,
+    pub capture_strict: bool,
+    /// Streams capturing on every path here: what `uncapturable_call` needs as evidence (a path
+    /// that left the capture early, an error path, does not count).
+    pub capturing_must: cuda_lint_machine::LocSet,
 }
 
 /// Operations that may be running, per variant index (see [`State::running_when`]); under
@@ -56,6 +63,14 @@ impl State {
         let mut changed = self.values.join(&other.values);
         changed |= self.m.join(&other.m);
         changed |= self.capturing.union_with(&other.capturing);
+        let before = self.capturing_must.clone();
+        self.capturing_must.intersect_with(&other.capturing_must);
+        changed |= before != self.capturing_must;
+        changed |= self.building.union_with(&other.building);
+        if self.capture_strict && !other.capture_strict {
+            self.capture_strict = false;
+            changed = true;
+        }
         // Known on both sides: either; on one side only: any.
         let before = self.variants.len();
         self.variants.retain(|l, _| other.variants.contains_key(l));

@@ -43,7 +43,7 @@ fn fires_dropped_while_a_raw_pointer_launch_reads_it(ctx: &Arc<CudaContext>, f: 
     let ptr = buf.device_ptr(&owner).0;
     let mut launch = worker.launch_builder(f);
     launch.arg(&ptr);
-    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? };
+    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? }; //~ missing_sync
     drop(buf);
     //~^ missing_sync
     worker.synchronize()
@@ -84,7 +84,7 @@ fn fires_buffer_behind_a_plan_struct_dropped(ctx: &Arc<CudaContext>, f: &CudaFun
     };
     let mut launch = worker.launch_builder(f);
     launch.arg(&plan.input).arg(&plan.n);
-    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? };
+    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? }; //~ missing_sync
     drop(input);
     //~^ missing_sync
     worker.synchronize()
@@ -145,7 +145,7 @@ fn ok_raw_pointer_launch_synchronized(ctx: &Arc<CudaContext>, f: &CudaFunction) 
     let ptr = buf.device_ptr(&owner).0;
     let mut launch = worker.launch_builder(f);
     launch.arg(&ptr);
-    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? };
+    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? }; //~ missing_sync
     worker.synchronize()?;
     drop(buf);
     Ok(())
@@ -172,7 +172,7 @@ fn ok_owner_joins_the_worker(ctx: &Arc<CudaContext>, f: &CudaFunction) -> Result
     let ptr = buf.device_ptr(&owner).0;
     let mut launch = worker.launch_builder(f);
     launch.arg(&ptr);
-    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? };
+    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? }; //~ missing_sync
     owner.join(&worker)?;
     drop(buf);
     owner.synchronize()
@@ -189,7 +189,7 @@ fn ok_the_dropped_buffer_was_passed_as_a_slice(
     let raw_table = table.device_ptr(&owner).0;
     let mut launch = worker.launch_builder(f);
     launch.arg(&buf).arg(&raw_table);
-    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? };
+    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? }; //~ missing_sync
     // `buf` recorded its read event: its drop waits for the kernel.
     drop(buf);
     worker.synchronize()?;

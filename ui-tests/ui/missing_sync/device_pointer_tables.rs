@@ -57,7 +57,7 @@ fn fires_cudarc_buffer_in_a_table_dropped_while_the_kernel_reads_it(
     let table: CudaSlice<u64> = worker.clone_htod(&ptrs)?;
     let mut launch = worker.launch_builder(f);
     launch.arg(&table);
-    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? };
+    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? }; //~ missing_sync
     drop(a);
     //~^ missing_sync
     worker.synchronize()
@@ -72,7 +72,7 @@ fn fires_array_table_buffer_dropped(ctx: &Arc<CudaContext>, f: &CudaFunction) ->
     let table = worker.clone_htod(&ptrs)?;
     let mut launch = worker.launch_builder(f);
     launch.arg(&table);
-    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? };
+    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? }; //~ missing_sync
     drop(output);
     //~^ missing_sync
     worker.synchronize()
@@ -103,7 +103,7 @@ fn ok_cudarc_table_buffers_dropped_after_the_worker_finished(
     let table = worker.clone_htod(&ptrs)?;
     let mut launch = worker.launch_builder(f);
     launch.arg(&table);
-    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? };
+    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? }; //~ missing_sync
     worker.synchronize()?;
     drop(a);
     Ok(())
@@ -118,7 +118,7 @@ fn ok_buffer_not_in_the_table_dropped(ctx: &Arc<CudaContext>, f: &CudaFunction) 
     let table = worker.clone_htod(&ptrs)?;
     let mut launch = worker.launch_builder(f);
     launch.arg(&table);
-    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? };
+    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? }; //~ missing_sync
     drop(unrelated);
     worker.synchronize()
 }

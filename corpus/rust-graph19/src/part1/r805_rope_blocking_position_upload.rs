@@ -73,7 +73,7 @@ impl RopeStep {
         {
             let (pos_ptr, _record) = self.d_pos.device_ptr_mut(&self.stream);
             let bytes = tokens * std::mem::size_of::<i32>();
-            unsafe { sys::cuMemcpyHtoD_v2(pos_ptr, positions.as_ptr().cast(), bytes) }.result()?; // EXPECT: uncapturable_call
+            unsafe { sys::cuMemcpyHtoD_v2(pos_ptr, positions.as_ptr().cast(), bytes) }.result()?; // no finding: allowed beside a non-blocking capturing stream (measured, runtime/gpu-results/2026-11-27-capture-rules.md; relabelled)
         }
         let mut rot = self.stream.launch_builder(&self.rope);
         rot.arg(&mut self.d_q)

@@ -9,9 +9,12 @@ use crate::state::Ext;
 
 declare_lint! {
     /// ### What it does
-    /// Checks for a CUDA graph launched (`cudaGraphLaunch`, `cuGraphLaunch`) after memory that
-    /// the work captured into it reads or writes was freed: `cudaFree`, `cudaFreeAsync`,
-    /// `cudaFreeHost`, `cuMemFree`, `free`, `delete[]`, a destructor that releases it.
+    /// Checks for a CUDA graph launched (`cudaGraphLaunch`, `cuGraphLaunch`, cudarc's
+    /// `CudaGraph::launch`) after memory that the work captured into it reads or writes was
+    /// freed: `cudaFree`, `cudaFreeAsync`, `cudaFreeHost`, `cuMemFree`, `free`, `delete[]`, a
+    /// destructor that releases it, in Rust a `CudaSlice` or pinned buffer dropped. Memory a
+    /// capture allocates and frees itself (`cudaMallocAsync`/`cudaFreeAsync` on the capturing
+    /// stream: graph memory nodes) is the graph's.
     ///
     /// ### Why is this bad?
     /// Capture records addresses, not data: each launch of the graph runs the captured kernels
@@ -22,8 +25,10 @@ declare_lint! {
     /// candle: buffers dropped while a captured graph could still run).
     ///
     /// ### Known problems
-    /// C++ only for now. Memory freed on some paths only is not reported. A local array of a
-    /// function that has returned is not taken as freed. Graphs built node by node
+    /// Memory freed on some paths only is not reported, nor memory freed and allocated again
+    /// at the same call in a loop (one allocation to the analysis). A local array or
+    /// `std::vector` whose scope has ended (a helper that captured a copy from its own stack and
+    /// returned the graph) is not taken as freed. Graphs built node by node
     /// (`cudaGraphAddKernelNode`) and graphs updated in place (`cudaGraphExecUpdate`) are not
     /// followed.
     ///

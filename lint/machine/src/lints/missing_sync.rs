@@ -84,8 +84,8 @@ declare_lint! {
     /// Routines of the libraries not listed above (cuSPARSE, cuSOLVER, CUB, Thrust, CUTLASS)
     /// are not modelled, nor what cuBLAS's batched routines reach through their arrays of
     /// pointers; a handle's stream is followed within a function and the functions it calls,
-    /// not through another method of the object that holds it. In Rust, graphs (cudarc's
-    /// `begin_capture`) are not modelled yet. A
+    /// not through another method of the object that holds it. A handle's pointer mode is the
+    /// one last set along the code (a device result on some path counts as device memory). A
     /// query (`cuEventQuery`, `cuStreamQuery`, `event.is_complete()`, `stream.query()`) is taken
     /// as a wait, since programs poll it until the work is done: an access made after a query
     /// that said "not ready" is not reported. A wrapper the analysis cannot see into hides what

@@ -246,9 +246,8 @@ lints! {
 }
 
 /// The lints the Rust front end does not report (their tests and examples are C++ ones):
-/// `unchecked_cuda_result`, C++'s alone, since Rust's results are `#[must_use]`; the graph
-/// capture lints, whose Rust front end (cudarc's `begin_capture`) is not written yet.
-pub const NOT_IN_RUST_YET: &[&str] = &["unchecked_cuda_result", "graph_uses_freed_memory", "uncapturable_call"];
+/// `unchecked_cuda_result`, C++'s alone, since Rust's results are `#[must_use]`.
+pub const NOT_IN_RUST_YET: &[&str] = &["unchecked_cuda_result"];
 
 /// A lint by name; `name` may carry the `cuda_lint::` prefix, dashes or capitals.
 pub fn find(name: &str) -> Option<&'static LintMeta> {

@@ -14,12 +14,12 @@ declare_lint! {
     /// - synchronizing or querying what is being captured: `cudaStreamSynchronize` or
     ///   `cudaStreamQuery` of a capturing stream, `cudaDeviceSynchronize`, `cuCtxSynchronize`,
     ///   `cudaEventSynchronize`/`cudaEventQuery` of an event recorded during the capture;
-    /// - in global or thread-local mode (the default, `cudaStreamCaptureModeGlobal`), calls that
-    ///   may synchronize implicitly: `cudaMalloc`, `cudaMallocHost`, `cudaHostAlloc`,
-    ///   `cudaMallocManaged`, `cudaFree`, `cudaFreeHost` and their driver forms, synchronous
-    ///   copies and memsets (`cudaMemcpy`, `cudaMemset`, `cuMemcpyHtoD`);
-    /// - work on the legacy default stream (a launch or copy on stream `0`, a synchronous copy)
-    ///   while a blocking stream captures, and capture begun on the legacy stream itself;
+    /// - in global or thread-local mode (the default, `cudaStreamCaptureModeGlobal`), the
+    ///   allocations and frees that are not stream-ordered: `cudaMalloc`, `cudaMallocHost`,
+    ///   `cudaHostAlloc`, `cudaMallocManaged`, `cudaFree`, `cudaFreeHost` and their driver forms;
+    /// - work on the legacy default stream (a launch or copy on stream `0`, a synchronous copy
+    ///   or memset such as `cudaMemcpy`, `cudaMemset`, `cuMemcpyHtoD`) while a blocking stream
+    ///   captures, in any mode, and capture begun on the legacy stream itself;
     /// - `cudaMemcpyBatchAsync`/`cuMemcpyBatchAsync` on a capturing stream.
     ///
     /// ### Why is this bad?
@@ -29,9 +29,16 @@ declare_lint! {
     /// capture (rapidsai/rmm #2518: a batched copy that failed silently in capture; PaddlePaddle
     /// switches to relaxed mode around its allocations for this reason).
     ///
+    /// Which calls fail was measured on an H200 (driver 580): a synchronous copy or memset
+    /// beside a non-blocking capturing stream succeeds even in global mode, and is not
+    /// reported (`runtime/gpu-results/2026-11-27-capture-rules.md`).
+    ///
     /// ### Known problems
-    /// C++ only for now. `cudaThreadExchangeStreamCaptureMode` anywhere in the capture is taken
-    /// to make it relaxed. Another thread's capture is not followed.
+    /// `cudaThreadExchangeStreamCaptureMode` anywhere in the capture is taken to make it
+    /// relaxed; a mode given as a parameter is not known to be strict. Another thread's capture
+    /// is not followed, nor a capture begun in a function the analysis does not run. In Rust,
+    /// cudarc's safe calls that synchronize inside (`memcpy_dtov`) are reported where their
+    /// table says they wait.
     ///
     /// ### Example
     /// ```cpp
@@ -79,8 +86,10 @@ pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X
             "it runs on the legacy default stream, which would have to wait for a capturing blocking stream",
             "enqueue it on the capturing stream, or capture on a stream made with `cudaStreamNonBlocking`",
         ),
+        // Measured (H200, driver 580): refused beside a blocking capturing stream only, in any
+        // mode; beside a non-blocking one, allowed even in global mode.
         CaptureRule::SynchronousWork => (
-            strict || blocking,
+            blocking,
             "it is synchronous: it runs on the legacy default stream and makes the host wait",
             "use `cudaMemcpyAsync`/`cudaMemsetAsync` on the capturing stream",
         ),

@@ -51,6 +51,13 @@ const fn context(change: ContextChange) -> super::Effect {
     Cudarc(CudarcEffect::Context(change))
 }
 
+/// `cudarc::driver::safe::graph::NAME`.
+macro_rules! graph {
+    ($name:literal) => {
+        concat!("cudarc::driver::safe::graph::", $name)
+    };
+}
+
 /// `cudarc::driver::safe::core::NAME` (types and methods live in the private `core` module).
 macro_rules! core {
     ($name:literal) => {
@@ -443,9 +450,18 @@ pub static FAMILY: ApiFamily = ApiFamily {
         ),
         f(launch!("PushKernelArg::arg"), &[Push { vec: 0, value: 1 }]),
         // Graph capture (`graph.rs`): work on the stream is recorded from `begin_capture` to
-        // `end_capture`, not run; `CudaGraph::launch` is not followed yet.
-        f(core!("CudaStream::begin_capture"), &[BeginCapture(0)]),
+        // `end_capture`, which returns the graph, instantiated; `launch` runs it on the stream
+        // that captured it.
+        f(
+            core!("CudaStream::begin_capture"),
+            &[BeginCapture {
+                stream: 0,
+                mode: Some(1),
+            }],
+        ),
         f(core!("CudaStream::end_capture"), &[EndCapture(0)]),
+        f(graph!("CudaGraph::launch"), &[GraphLaunch { graph: 0, stream: None }]),
+        f(graph!("CudaGraph::upload"), &[NoAccess]),
         f(launch!("LaunchArgs::record_kernel_launch"), &[Derive(0)]),
         f(launch!("LaunchArgs::launch"), &[LaunchBuilt(0), TRACKED]),
         f(launch!("LaunchArgs::launch_cooperative"), &[LaunchBuilt(0), TRACKED]),
@@ -485,6 +501,7 @@ pub static FAMILY: ApiFamily = ApiFamily {
         handle(unified!("UnifiedViewMut"), Target::Mem(MemKind::Managed), None),
         handle(core!("SyncOnDrop"), Target::Obj(ObjKind::Guard), None),
         handle(launch!("LaunchArgs"), Target::Obj(ObjKind::LaunchBuilder), None),
+        handle(graph!("CudaGraph"), Target::Obj(ObjKind::Graph), None),
         handle(nvrtc!("Ptx"), Target::Obj(ObjKind::Module), None),
     ],
     symbol_modules: &[],

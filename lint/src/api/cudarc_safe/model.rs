@@ -143,7 +143,11 @@ pub fn before_enqueue(
     let tracked =
         (call.recording || unified) && !used.iter().any(|l| st.ext.cudarc.no_events.contains(regions.root(l)));
     if tracked {
-        wait_for_recorded(m, st, used, streams, regions);
+        // cudarc waits for the events of its own types only: memory given as a raw pointer
+        // (`device_ptr(&s).0` pushed as a `u64`) is not waited for.
+        let mut waited = used.clone();
+        waited.retain(|l| !call.unrecorded.iter().any(|u| regions.overlaps(u, l)));
+        wait_for_recorded(m, st, &waited, streams, regions);
     }
     tracked
 }

@@ -56,6 +56,10 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 if entry.family.advises() {
                     self.family = entry.family;
                 }
+                if !state.capturing.is_empty() {
+                    self.called_name = Some(self.tcx.item_name(def_id).to_string());
+                    self.check_capture(&call, entry.effects, entry.family.advises(), state);
+                }
                 self.apply(&call, entry.effects, ret_ty, state)
             } else if let Some(ret) = self.try_inline(&call, def_id, fargs, resolved, state) {
                 direct_error_exit = self.last_error_exit.take();

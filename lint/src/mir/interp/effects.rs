@@ -637,11 +637,21 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 Effect::RecordEvent { event, stream } => {
                     let events = self.objects_with(call, event, &ret, state);
                     let streams = self.objects(call, stream, state);
+                    // An event recorded in a capture belongs to the graph; a stream that waits
+                    // for it joins the capture.
+                    if !streams.is_empty() && streams.iter().all(|s| state.capturing.contains(s)) {
+                        state.capturing.union_with(&events);
+                        continue;
+                    }
                     self.machine.record_events(&mut state.m, &events, &streams);
                 }
                 Effect::StreamWaitEvent { stream, event } => {
                     let events = self.objects(call, event, state);
                     let streams = self.objects(call, stream, state);
+                    if !events.is_empty() && events.iter().all(|e| state.capturing.contains(e)) {
+                        state.capturing.union_with(&streams);
+                        continue;
+                    }
                     self.machine.wait_events(&mut state.m, &streams, &events);
                 }
                 Effect::Register { .. } => {
@@ -1098,6 +1108,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                 Effect::FreeOnStream { mem, stream } => {
                     let data = self.data_arg(call, mem, &ret, state);
                     let streams = self.streams(call, stream, state);
+                    // Freed in a capture: a node of the graph (memory the graph allocates and
+                    // frees at each launch), nothing freed now.
+                    if !streams.is_empty() && streams.iter().all(|s| state.capturing.contains(s)) {
+                        let regions = self.regions();
+                        self.machine.handed_over(&mut state.m, &data, &regions);
+                        continue;
+                    }
                     self.free_on_streams(f, &data, &streams, &OpSet::new(), call.si, state);
                     let regions = self.regions();
                     self.machine.released(&mut state.m, &data, &regions);
@@ -1149,12 +1166,76 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let (r, w) = (union(&read), union(&written));
                     self.enqueue(call, OpKind::Launch, streams, r, w, state);
                 }
-                Effect::BeginCapture(s) => {
-                    let streams = self.streams(call, s, state);
+                Effect::BeginCapture { stream, mode } => {
+                    let streams = self.streams(call, stream, state);
+                    if streams.iter().any(|s| self.machine.is_legacy(s)) {
+                        self.capture_event(call, CaptureRule::CaptureOnLegacy, state);
+                    }
                     state.capturing.union_with(&streams);
+                    state.capturing_must.union_with(&streams);
+                    let graph = self
+                        .locs
+                        .fresh(f, call.bb, which as u8, Target::Obj(ObjKind::Graph), call.span, None);
+                    // Captured anew (a loop's next round): what it held is the last capture's.
+                    self.graphs.insert(
+                        graph,
+                        CapturedGraph {
+                            reads: LocSet::new(),
+                            writes: LocSet::new(),
+                            streams,
+                            site: call.span,
+                        },
+                    );
+                    state.building = LocSet::single(graph);
+                    // Global (0) or thread-local (1) mode: strict; relaxed (2), or a mode the
+                    // analysis cannot read, not known to be.
+                    state.capture_strict = match mode {
+                        None => true,
+                        Some(m) => self.const_int(call, m).is_some_and(|m| m < 2),
+                    };
                 }
-                // The capture ends for its stream and every stream that joined it.
-                Effect::EndCapture(_) => state.capturing = LocSet::new(),
+                // The capture ends for its stream and every stream that joined it; the return
+                // value is the graph it made.
+                Effect::EndCapture(_) => {
+                    state.capturing = LocSet::new();
+                    state.capturing_must = LocSet::new();
+                    ret.union_with(&std::mem::take(&mut state.building));
+                }
+                Effect::CaptureModeExchange => state.capture_strict = false,
+                Effect::GraphLaunch { graph, stream } => {
+                    let mut graphs = self.objects(call, graph, state);
+                    graphs.retain(|g| self.graphs.contains_key(&g));
+                    // A graph whose capture the analysis did not see names no memory it knows.
+                    if graphs.is_empty() {
+                        continue;
+                    }
+                    let (mut reads, mut writes, mut captured_on) = (LocSet::new(), LocSet::new(), LocSet::new());
+                    let mut site = None;
+                    for g in graphs.iter() {
+                        let held = &self.graphs[&g];
+                        reads.union_with(&held.reads);
+                        writes.union_with(&held.writes);
+                        captured_on.union_with(&held.streams);
+                        site.get_or_insert(held.site);
+                    }
+                    let mut uses = reads.clone();
+                    uses.union_with(&writes);
+                    self.emit(
+                        f,
+                        call.span,
+                        call.si,
+                        Event::GraphLaunch {
+                            uses: &uses,
+                            captured: site,
+                        },
+                        state,
+                    );
+                    let streams = match stream {
+                        Some(s) => self.streams(call, s, state),
+                        None => captured_on,
+                    };
+                    self.enqueue(call, OpKind::Graph, streams, reads, writes, state);
+                }
                 Effect::NewHandle { stream } => {
                     let new = self.locs.fresh(
                         f,
@@ -1175,6 +1256,16 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     let strong = handles.len() == 1;
                     for h in handles.iter() {
                         self.store(state, h, &streams, strong);
+                    }
+                }
+                Effect::SetPointerMode { handle, mode } => {
+                    let device = self.const_int(call, mode) == Some(1);
+                    for h in self.library_handles(call, handle, state).iter() {
+                        if device {
+                            self.device_pointer_mode.insert(h);
+                        } else {
+                            self.device_pointer_mode.remove(&h);
+                        }
                     }
                 }
                 Effect::LibraryWork {
@@ -2814,6 +2905,83 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
     }
 
     /// Enqueues an operation: the lints see it against the work already in flight, then it starts.
+    /// Reports a call of a kind stream capture restricts, made while a stream captures (the
+    /// lint decides whether the capture's mode forbids it).
+    fn capture_event(&mut self, call: &CallSite<'_, 'tcx>, rule: CaptureRule, state: &State) {
+        // Evidence: a capture under way on every path here, not on one that left it early.
+        if (state.capturing_must.is_empty() && rule != CaptureRule::CaptureOnLegacy) || state.returning_error {
+            return;
+        }
+        let name = self.called_name.clone().unwrap_or_else(|| "this call".to_string());
+        // A stream made where the analysis cannot see is not known to be blocking.
+        let blocking = state.capturing.iter().any(|s| {
+            matches!(self.locs.kind(s), LocKind::Object(ObjKind::Stream))
+                && !self.machine.is_legacy(s)
+                && !self.machine.is_non_blocking(s)
+                && !self.unknown_identity_stream(s)
+        });
+        let captured = state
+            .building
+            .iter()
+            .find_map(|g| self.graphs.get(&g).map(|held| held.site));
+        self.emit(
+            call.f,
+            call.span,
+            call.si,
+            Event::DuringCapture {
+                call: &name,
+                rule,
+                strict: state.capture_strict,
+                blocking,
+                captured,
+            },
+            state,
+        );
+    }
+
+    /// The kinds of call stream capture restricts, made while a stream captures: waits for
+    /// capturing streams or the context, synchronous copies and memsets, allocations and frees
+    /// that are not stream-ordered (of the CUDA APIs, not the standard library's), batches.
+    pub(super) fn check_capture(&mut self, call: &CallSite<'_, 'tcx>, effects: &[Effect], cuda: bool, state: &State) {
+        let stream_ordered = effects.iter().any(|e| matches!(e, Effect::AllocatedOn(_)));
+        let mut rule = None;
+        for e in effects {
+            rule = match *e {
+                Effect::SyncContext | Effect::SyncContextOf(_) => Some(CaptureRule::SyncsCapture),
+                Effect::SyncStream(s) | Effect::QueryStream(s) if s != LEGACY => {
+                    let streams = self.objects(call, s, state);
+                    streams
+                        .iter()
+                        .any(|s| state.capturing.contains(s))
+                        .then_some(CaptureRule::SyncsCapture)
+                }
+                Effect::SyncEvent(e) | Effect::QueryEvent(e) => {
+                    let events = self.objects(call, e, state);
+                    events
+                        .iter()
+                        .any(|e| state.capturing.contains(e))
+                        .then_some(CaptureRule::SyncsCapture)
+                }
+                Effect::Copy { is_async: false, .. } | Effect::Memset { is_async: false, .. } if cuda => {
+                    Some(CaptureRule::SynchronousWork)
+                }
+                Effect::New(Target::Mem(k))
+                | Effect::NewOut {
+                    target: Target::Mem(k), ..
+                } if cuda && !stream_ordered && k != MemKind::Pageable => Some(CaptureRule::PotentiallyUnsafe),
+                Effect::Free { .. } if cuda => Some(CaptureRule::PotentiallyUnsafe),
+                Effect::BatchCopy { .. } => Some(CaptureRule::Unsupported),
+                _ => None,
+            };
+            if rule.is_some() {
+                break;
+            }
+        }
+        if let Some(rule) = rule {
+            self.capture_event(call, rule, state);
+        }
+    }
+
     /// The library handles argument `a` refers to.
     fn library_handles(&mut self, call: &CallSite<'_, 'tcx>, a: u8, state: &State) -> LocSet {
         let mut h = self.objects(call, a, state);
@@ -2832,6 +3000,13 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         result: Option<u8>,
         state: &mut State,
     ) {
+        let device_mode = match on {
+            crate::api::LibraryStream::Handle(h) => self
+                .library_handles(call, h, state)
+                .iter()
+                .any(|h| self.device_pointer_mode.contains(&h)),
+            crate::api::LibraryStream::Stream(_) => false,
+        };
         let streams = match on {
             crate::api::LibraryStream::Stream(s) => self.streams(call, s, state),
             crate::api::LibraryStream::Handle(h) => {
@@ -2868,7 +3043,8 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let (result_memory, on_host) = match result {
             Some(r) => {
                 let m = self.data_arg(call, r, &LocSet::new(), state);
-                let host = !m.is_empty()
+                let host = !device_mode
+                    && !m.is_empty()
                     && m.iter()
                         .all(|l| !matches!(self.locs.kind(l), LocKind::Data(k) if k.is_device_only()));
                 (m, host)
@@ -2893,11 +3069,21 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         writes: LocSet,
         state: &mut State,
     ) {
+        // Work on the legacy default stream while a stream captures.
+        if !state.capturing.is_empty() && !streams.is_empty() && streams.iter().all(|s| self.machine.is_legacy(s)) {
+            self.capture_event(call, CaptureRule::LegacyStreamWork, state);
+        }
         // Captured into a graph: it runs when the graph is launched, reading and writing its
         // memory then; cudarc's tracking records nothing here that a wait could rely on.
         if !streams.is_empty() && streams.iter().all(|s| state.capturing.contains(s)) {
             self.call_tracking = None;
             self.launch_writes_per_arg = None;
+            for g in state.building.iter() {
+                if let Some(held) = self.graphs.get_mut(&g) {
+                    held.reads.union_with(&reads);
+                    held.writes.union_with(&writes);
+                }
+            }
             let mut used = reads;
             used.union_with(&writes);
             let regions = self.regions();

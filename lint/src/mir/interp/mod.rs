@@ -29,7 +29,9 @@ use super::state::State;
 use crate::api::cudarc_safe::{CudarcEffect, model as cudarc};
 use crate::api::{ApiFamily, Dir, Effect, FreeKind, LEGACY, MemKind, ObjKind, RET, Target};
 use cuda_lint_cuda_source::{Fence, kernel_fence};
-use cuda_lint_machine::{Access, DerefRole, Event, InFlight, Kernel, Machine, OpId, OpKind, OpSet, Origin, Region};
+use cuda_lint_machine::{
+    Access, CaptureRule, DerefRole, Event, InFlight, Kernel, Machine, OpId, OpKind, OpSet, Origin, Region,
+};
 
 mod calls;
 mod effects;
@@ -162,6 +164,15 @@ pub struct Interp<'a, 'tcx> {
     /// those waits are in.
     wait_loops: FxHashMap<OpId, Vec<(FrameId, LoopBlocks)>>,
     attrs: FxHashMap<LocId, ObjAttrs>,
+    /// Per graph made by stream capture: the memory its captured work reads and writes (on any
+    /// path), the streams it was captured on (where cudarc's `CudaGraph::launch` runs it), and
+    /// where the capture began.
+    graphs: FxHashMap<LocId, CapturedGraph>,
+    /// The name of the API function whose effects are being applied, while a stream captures.
+    called_name: Option<String>,
+    /// Library handles whose scalar results are device memory (`cublasSetPointerMode`), as
+    /// last set in the order the body's blocks were visited.
+    device_pointer_mode: FxHashSet<LocId>,
     findings: FxIndexSet<Finding>,
     /// Set during the sweep that reports: events go to the lints.
     reporting: bool,
@@ -410,6 +421,9 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             loop_sets: FxHashMap::default(),
             wait_loops: FxHashMap::default(),
             attrs: FxHashMap::default(),
+            graphs: FxHashMap::default(),
+            called_name: None,
+            device_pointer_mode: FxHashSet::default(),
             findings: FxIndexSet::default(),
             reporting: false,
             call_tracking: None,
@@ -2517,4 +2531,13 @@ fn const_values_of<'tcx, T: PartialEq>(
         }
         _ => None,
     }
+}
+
+/// What a graph made by stream capture holds (see `Interp::graphs`).
+#[derive(Clone, Debug)]
+pub(super) struct CapturedGraph {
+    pub(super) reads: LocSet,
+    pub(super) writes: LocSet,
+    pub(super) streams: LocSet,
+    pub(super) site: Span,
 }

@@ -1,0 +1,14 @@
+pub mod r1001_adam_hparam_sync;
+pub mod r1002_denoiser_result_capture;
+pub mod r1003_heat_grid_regrid;
+pub mod r1004_frame_blur_rebuild;
+pub mod r1005_histogram_ingest_refill;
+pub mod r1006_telemetry_event_gate;
+pub mod r1007_softmax_workspace_alloc;
+pub mod r1008_layernorm_relaxed_alloc;
+pub mod r1009_tonemap_lut_scope;
+pub mod r1010_live_tonemap_owner;
+pub mod r1011_jacobi_residual_poll;
+pub mod r1012_relaxation_initial_residual;
+pub mod r1013_recsys_bias_sync_copy;
+pub mod r1014_segment_norm_async_alloc;
