@@ -842,7 +842,7 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             } else if !pointer
                 && matches!(
                     ty.trim().trim_start_matches("const ").trim_end_matches(" const"),
-                    "cublasHandle_t" | "cudnnHandle_t" | "cufftHandle" | "curandGenerator_t"
+                    "cublasHandle_t" | "cudnnHandle_t" | "cufftHandle"
                 )
             {
                 // A library handle the caller gives: one handle, on a stream not known until
@@ -1533,7 +1533,20 @@ fn condition_inner(cond: Node<'_>) -> Option<Node<'_>> {
 fn failure_test<'t>(cond: Node<'t>, src: &str) -> Option<(Node<'t>, bool)> {
     let text = |n: Node<'_>| n.utf8_text(src.as_bytes()).unwrap_or("").trim().to_string();
     let cur = condition_inner(cond)?;
-    let is_success = |t: &str| matches!(t, "cudaSuccess" | "CUDA_SUCCESS" | "0");
+    // The libraries' success statuses too: a routine that failed started no work.
+    let is_success = |t: &str| {
+        matches!(
+            t,
+            "cudaSuccess"
+                | "CUDA_SUCCESS"
+                | "0"
+                | "CUBLAS_STATUS_SUCCESS"
+                | "CUFFT_SUCCESS"
+                | "CURAND_STATUS_SUCCESS"
+                | "CUDNN_STATUS_SUCCESS"
+                | "ncclSuccess"
+        )
+    };
     match cur.kind() {
         "binary_expression" => {
             let (l, r) = (cur.field("left")?, cur.field("right")?);

@@ -1304,7 +1304,12 @@ impl<'s, 't> FileAnalysis<'s, 't> {
             cuda_lint_c_api::On::Handle(i) => {
                 let mut handles = arg(i);
                 handles.intersect_with(&self.handles);
-                // A handle made where the analysis cannot see runs on a stream it does not know.
+                // A handle made where the analysis cannot see may not even be one of the device
+                // (`curandCreateGeneratorHost` generates on the host, into host memory): no work
+                // the analysis can speak of.
+                if handles.is_empty() {
+                    return;
+                }
                 let streams = self.field_value(&handles, HANDLE_STREAM, flow);
                 let unset = !streams.is_empty() && streams.iter().all(|s| s == self.legacy);
                 let name = match streams.iter().collect::<Vec<_>>().as_slice() {

@@ -284,6 +284,7 @@ pub(crate) static FUNCTIONS: &[Function] = &[
     lib(&["curandSetStream"], 2, SET_STREAM),
     lib(
         &[
+            "curandCreateGeneratorHost",
             "curandDestroyGenerator",
             "curandSetPseudoRandomGeneratorSeed",
             "curandSetGeneratorOffset",

@@ -3011,6 +3011,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             crate::api::LibraryStream::Stream(s) => self.streams(call, s, state),
             crate::api::LibraryStream::Handle(h) => {
                 let handles = self.library_handles(call, h, state);
+                // No handle the analysis knows (a raw handle from code it cannot see, maybe a
+                // host generator's): no work it can speak of.
+                if handles.is_empty() {
+                    return;
+                }
                 let held: Vec<LocSet> = handles
                     .iter()
                     .map(|h| state.values.get(&h).cloned().unwrap_or_default())
