@@ -240,6 +240,25 @@ fn cpp_examples_report_their_own_lint_only() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// `examples/cpp/libraries/`: misuse through the CUDA libraries (run on a GPU by hand, figures in
+/// `runtime/gpu-results/`), whose findings are `missing_sync`'s: each `_bug.cu` is reported for
+/// it alone, each `_fixed.cu` for nothing.
+#[test]
+fn library_examples_report_missing_sync_only() {
+    let mut seen = 0;
+    for f in files("../examples/cpp/libraries", "cu") {
+        let stem = f.file_stem().unwrap().to_string_lossy().into_owned();
+        let lints: BTreeSet<String> = found(&f).into_iter().map(|(_, l)| l).collect();
+        if stem.ends_with("_bug") {
+            seen += 1;
+            assert_eq!(lints, BTreeSet::from(["missing_sync".to_string()]), "{stem}");
+        } else {
+            assert!(lints.is_empty(), "{stem}: {lints:?}");
+        }
+    }
+    assert!(seen > 0, "no library example");
+}
+
 /// Calls of the file's functions run inline, each calling the next a hundred times: millions
 /// of statements. The analysis stops running calls inline past its budget, says so, and ends.
 #[test]
