@@ -996,6 +996,16 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                 // An executable graph is its graph, to the analysis.
                 Effect::Instantiate { out, graph } => {
                     let mut graphs = arg(graph);
+                    // `*graph` of a helper's `cudaGraph_t* graph` that `cudaStreamEndCapture`
+                    // stored through: what the caller passed the address of.
+                    if let Some(name) = args
+                        .get(graph)
+                        .map(|a| self.text(*a).trim())
+                        .and_then(|t| t.strip_prefix('*'))
+                        && let Some(v) = flow.vars.get(&format!("*{}", name.trim()))
+                    {
+                        graphs.union_with(v);
+                    }
                     graphs.intersect_with(&self.graphs);
                     if !graphs.is_empty() {
                         self.store_values_out(args.get(out).copied(), &graphs, flow);
