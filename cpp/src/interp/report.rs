@@ -196,7 +196,7 @@ impl Describe<Site> for Describer<'_, '_, '_> {
         let (span, stream) = self.a.op_sites[op.0 as usize].clone();
         let mut notes = Vec::new();
         if self.a.on_unset_handle.contains(&op) {
-            notes.push(UNSET_HANDLE);
+            notes.push(cuda_lint_machine::UNSET_HANDLE_NOTE);
         }
         InFlight {
             what: self.a.machine.op(op).kind.describe(),
@@ -207,7 +207,3 @@ impl Describe<Site> for Describer<'_, '_, '_> {
         }
     }
 }
-
-/// Why a library routine ran on the legacy default stream.
-const UNSET_HANDLE: &str = "the routine's handle has no stream set, so it runs on the legacy default stream \
-                            (set one with `cublasSetStream`, `cudnnSetStream`, `cufftSetStream` or `curandSetStream`)";

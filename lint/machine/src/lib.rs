@@ -32,7 +32,7 @@ pub use events::{CaptureRule, DerefRole, Describe, Event, InFlight, Kernel, Orig
 pub use lints::{Cx, Group, LINTS, Level, LintMeta, Options};
 pub use machine::Machine;
 pub use memory::{Access, Allocator, Dir, FreeKind, MemKind};
-pub use ops::{Op, OpId, OpKind, OpSet};
+pub use ops::{Op, OpId, OpKind, OpSet, UNSET_HANDLE_NOTE};
 pub use regions::{Loc, LocSet, Regions};
 pub use set::{Id, IdSet};
 pub use state::{Ext, State};

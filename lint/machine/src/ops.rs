@@ -37,6 +37,11 @@ pub enum OpKind {
     Graph,
 }
 
+/// Why a library routine ran on the legacy default stream: its handle's stream was never set
+/// (the note both front ends give such a routine's findings).
+pub const UNSET_HANDLE_NOTE: &str = "the routine's handle has no stream set, so it runs on the legacy default stream \
+                                     (set one with `cublasSetStream`, `cudnnSetStream`, `cufftSetStream` or `curandSetStream`; cudarc's `CudaBlas::set_stream`)";
+
 impl OpKind {
     pub fn describe(self) -> &'static str {
         match self {

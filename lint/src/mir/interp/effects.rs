@@ -1248,11 +1248,17 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                     // The stream it runs on is what the handle object holds.
                     let streams = self.streams(call, stream, state);
                     self.store(state, new, &streams, true);
+                    if stream == LEGACY {
+                        self.unset_handles.insert(new);
+                    }
                     ret.insert(new);
                 }
                 Effect::SetHandleStream { handle, stream } => {
                     let handles = self.library_handles(call, handle, state);
                     let streams = self.streams(call, stream, state);
+                    for h in handles.iter() {
+                        self.unset_handles.remove(&h);
+                    }
                     let strong = handles.len() == 1;
                     for h in handles.iter() {
                         self.store(state, h, &streams, strong);
@@ -3060,6 +3066,18 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             written.union_with(&result_memory);
         }
         self.enqueue(call, OpKind::Library, streams.clone(), read, written, state);
+        // On the legacy stream because its handle's stream was never set.
+        let unset = match on {
+            crate::api::LibraryStream::Handle(h) => {
+                let handles = self.library_handles(call, h, state);
+                !handles.is_empty() && handles.iter().all(|h| self.unset_handles.contains(&h))
+            }
+            crate::api::LibraryStream::Stream(_) => false,
+        };
+        if unset && !streams.is_empty() && streams.iter().all(|s| self.machine.is_legacy(s)) {
+            let op = self.op_at(call, OpKind::Library, &self.family.advice);
+            self.machine.add_note(op, cuda_lint_machine::UNSET_HANDLE_NOTE);
+        }
         if on_host {
             self.machine.sync_streams(&mut state.m, &streams);
         }

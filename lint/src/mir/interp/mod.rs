@@ -173,6 +173,8 @@ pub struct Interp<'a, 'tcx> {
     /// Library handles whose scalar results are device memory (`cublasSetPointerMode`), as
     /// last set in the order the body's blocks were visited.
     device_pointer_mode: FxHashSet<LocId>,
+    /// Library handles made with no stream (`cublasCreate`) whose stream was never set since.
+    unset_handles: FxHashSet<LocId>,
     findings: FxIndexSet<Finding>,
     /// Set during the sweep that reports: events go to the lints.
     reporting: bool,
@@ -424,6 +426,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             graphs: FxHashMap::default(),
             called_name: None,
             device_pointer_mode: FxHashSet::default(),
+            unset_handles: FxHashSet::default(),
             findings: FxIndexSet::default(),
             reporting: false,
             call_tracking: None,
