@@ -1022,8 +1022,17 @@ impl<'s, 't> FileAnalysis<'s, 't> {
                     let writes = self.field_value(&graphs, GRAPH_WRITES, flow);
                     let mut uses = reads.clone();
                     uses.union_with(&writes);
+                    // Each memory the graph names, as an argument of its own.
+                    let slots: Vec<LocSet> = uses.iter().map(LocSet::single).collect();
                     let captured = graphs.iter().next().map(|g| self.locs[g.0 as usize].origin);
-                    self.emit(n, Event::GraphLaunch { uses: &uses, captured }, flow);
+                    self.emit(
+                        n,
+                        Event::GraphLaunch {
+                            slots: &slots,
+                            captured,
+                        },
+                        flow,
+                    );
                     let streams = self.streams_of(args.get(stream).copied(), &arg(stream));
                     self.enqueue(
                         n,

@@ -1,9 +1,25 @@
 //! The fix of `uncapturable_call_bug`: the scratch buffer is allocated before the capture
 //! begins; the captured time step is launched and computes every result.
 
+use std::sync::Arc;
+
 use cuda_lint_examples::open_gpu;
-use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg, result, sys};
+use cudarc::driver::{CudaContext, CudaStream, LaunchConfig, PushKernelArg, result, sys};
 use cudarc::nvrtc::compile_ptx;
+
+/// The scratch buffer, freed once its stream's work is done, on every path out of `main`.
+struct Scratch {
+    ptr: sys::CUdeviceptr,
+    stream: Arc<CudaStream>,
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = self.stream.synchronize();
+        // SAFETY: allocated by `malloc_sync`, freed once, after the work using it.
+        let _ = unsafe { result::free_sync(self.ptr) };
+    }
+}
 
 const SRC: &str = r#"
 extern "C" __global__ void step(int* out, unsigned long long scratch, int n) {
@@ -33,15 +49,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut out = stream.alloc_zeros::<i32>(N)?;
     stream.synchronize()?;
 
-    let scratch = unsafe { result::malloc_sync(N * std::mem::size_of::<i32>()) };
-    stream.begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_GLOBAL)?;
-    let launched = match scratch {
-        Ok(tmp) => unsafe { stream.launch_builder(&step).arg(&mut out).arg(&tmp).arg(&n).launch(cfg) }.map(|_| tmp),
-        Err(e) => Err(e),
+    let scratch = Scratch {
+        ptr: unsafe { result::malloc_sync(N * std::mem::size_of::<i32>()) }?,
+        stream: stream.clone(),
     };
+    stream.begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_GLOBAL)?;
+    let tmp = scratch.ptr;
+    unsafe { stream.launch_builder(&step).arg(&mut out).arg(&tmp).arg(&n).launch(cfg) }?;
     let graph = stream.end_capture(sys::CUgraphInstantiate_flags(0));
     let (alloc_said, end_said) = (
-        scratch.err().map_or("success".to_string(), |e| format!("{e:?}")),
+        "success".to_string(),
         graph.as_ref().err().map_or("success".to_string(), |e| format!("{e:?}")),
     );
     if let Ok(Some(g)) = &graph {
@@ -61,8 +78,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "uncapturable_call_fixed: {right} of {N} results computed; cuMemAlloc said {alloc_said}, end_capture {end_said}"
     );
-    if let Ok(tmp) = launched {
-        unsafe { result::free_sync(tmp) }?;
-    }
+    drop(scratch);
     Ok(())
 }

@@ -106,9 +106,10 @@ pub enum Event<'e, S> {
         sync_at: S,
         check: Option<&'e str>,
     },
-    /// A graph is launched (`cudaGraphLaunch`) whose captured work uses `uses`; `captured`:
-    /// where its capture began.
-    GraphLaunch { uses: &'e LocSet, captured: Option<S> },
+    /// A graph is launched (`cudaGraphLaunch`) whose captured work uses, through each of its
+    /// arguments, what one set of `slots` holds (an argument whose value is not known for sure
+    /// holds several); `captured`: where its capture began.
+    GraphLaunch { slots: &'e [LocSet], captured: Option<S> },
     /// The call `call`, made while a stream captures, is of a kind stream capture restricts
     /// (`rule`). `strict`: the capture is in global or thread-local mode on every path (not
     /// relaxed, nor switched to relaxed by `cudaThreadExchangeStreamCaptureMode`); `blocking`:

@@ -53,14 +53,15 @@ declare_lint! {
 }
 
 pub fn check<S: Copy + PartialEq, X: Ext>(event: &Event<'_, S>, cx: &Cx<'_, S, X>, out: &mut Vec<Finding<S>>) {
-    let Event::GraphLaunch { uses, captured } = *event else {
+    let Event::GraphLaunch { slots, captured } = *event else {
         return;
     };
-    let Some(root) = uses
-        .iter()
-        .map(|l| cx.regions.root(l))
-        .find(|r| cx.state.freed_must.contains(*r))
-    else {
+    // Evidence: an argument of the captured work whose every possible value was freed (one that
+    // may also be live memory, a field assigned through a reference, is no evidence).
+    let Some(root) = slots.iter().find_map(|slot| {
+        let roots: Vec<_> = slot.iter().map(|l| cx.regions.root(l)).collect();
+        (!roots.is_empty() && roots.iter().all(|r| cx.state.freed_must.contains(*r))).then(|| roots[0])
+    }) else {
         return;
     };
     let region = cx.describe.region(root);

@@ -1182,6 +1182,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         CapturedGraph {
                             reads: LocSet::new(),
                             writes: LocSet::new(),
+                            slots: Vec::new(),
                             streams,
                             site: call.span,
                         },
@@ -1210,22 +1211,22 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
                         continue;
                     }
                     let (mut reads, mut writes, mut captured_on) = (LocSet::new(), LocSet::new(), LocSet::new());
+                    let mut slots: Vec<LocSet> = Vec::new();
                     let mut site = None;
                     for g in graphs.iter() {
                         let held = &self.graphs[&g];
                         reads.union_with(&held.reads);
                         writes.union_with(&held.writes);
                         captured_on.union_with(&held.streams);
+                        slots.extend(held.slots.iter().cloned());
                         site.get_or_insert(held.site);
                     }
-                    let mut uses = reads.clone();
-                    uses.union_with(&writes);
                     self.emit(
                         f,
                         call.span,
                         call.si,
                         Event::GraphLaunch {
-                            uses: &uses,
+                            slots: &slots,
                             captured: site,
                         },
                         state,
@@ -2713,7 +2714,11 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         }
         // Without the kernel's source, every argument is taken to be written: assumed, not seen.
         self.launch_writes_unseen = written.is_none();
+        if !state.capturing.is_empty() {
+            self.capture_slots = Some(slots.clone());
+        }
         self.enqueue(call, OpKind::Launch, streams, touched, writes, state);
+        self.capture_slots = None;
         self.launch_writes_unseen = false;
     }
 
@@ -3101,10 +3106,20 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         if !streams.is_empty() && streams.iter().all(|s| state.capturing.contains(s)) {
             self.call_tracking = None;
             self.launch_writes_per_arg = None;
+            // A launch's arguments one by one; a copy's source and destination.
+            let slots = self
+                .capture_slots
+                .take()
+                .unwrap_or_else(|| vec![reads.clone(), writes.clone()]);
             for g in state.building.iter() {
                 if let Some(held) = self.graphs.get_mut(&g) {
                     held.reads.union_with(&reads);
                     held.writes.union_with(&writes);
+                    for slot in &slots {
+                        if !slot.is_empty() && !held.slots.contains(slot) {
+                            held.slots.push(slot.clone());
+                        }
+                    }
                 }
             }
             let mut used = reads;
@@ -3304,6 +3319,14 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
         let owned = match self.rs.role(ty) {
             Some(Target::Mem(kind)) => kind,
             Some(Target::Obj(ObjKind::Guard)) => return self.guard_dropped(vals, state),
+            // A graph dropped is destroyed: it is launched no more (a path that launches it after
+            // this is one a program cannot take).
+            Some(Target::Obj(ObjKind::Graph)) => {
+                for g in vals.iter() {
+                    self.graphs.remove(&g);
+                }
+                return;
+            }
             _ => return,
         };
         let mut data = vals.clone();

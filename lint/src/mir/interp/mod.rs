@@ -170,6 +170,8 @@ pub struct Interp<'a, 'tcx> {
     graphs: FxHashMap<LocId, CapturedGraph>,
     /// The name of the API function whose effects are being applied, while a stream captures.
     called_name: Option<String>,
+    /// The arguments of the launch being enqueued, for a capture to keep apart.
+    capture_slots: Option<Vec<LocSet>>,
     /// Library handles whose scalar results are device memory (`cublasSetPointerMode`), as
     /// last set in the order the body's blocks were visited.
     device_pointer_mode: FxHashSet<LocId>,
@@ -425,6 +427,7 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             attrs: FxHashMap::default(),
             graphs: FxHashMap::default(),
             called_name: None,
+            capture_slots: None,
             device_pointer_mode: FxHashSet::default(),
             unset_handles: FxHashSet::default(),
             findings: FxIndexSet::default(),
@@ -2541,6 +2544,9 @@ fn const_values_of<'tcx, T: PartialEq>(
 pub(super) struct CapturedGraph {
     pub(super) reads: LocSet,
     pub(super) writes: LocSet,
+    /// What each argument of the captured work may refer to (a launch's arguments, a copy's
+    /// source and destination).
+    pub(super) slots: Vec<LocSet>,
     pub(super) streams: LocSet,
     pub(super) site: Span,
 }

@@ -1,0 +1,12 @@
+pub mod r1101_trainer_rebuild_alloc_in_capture;
+pub mod r1102_trainer_plan_cache_graph_alloc;
+pub mod r1103_cell_list_sim_sync_memset;
+pub mod r1104_sph_nonblocking_table_upload;
+pub mod r1105_swarm_spawn_stale_graph;
+pub mod r1106_swarm_spawn_rerecord;
+pub mod r1107_scoring_server_repinned_staging;
+pub mod r1108_denoiser_block_renegotiation;
+pub mod r1109_energy_trace_pinned_readback;
+pub mod r1110_thermostat_schedule_refill;
+pub mod r1111_histogram_dump_blocking_copy;
+pub mod r1112_histogram_dump_event_join;
