@@ -3244,6 +3244,26 @@ impl<'a, 'tcx> Interp<'a, 'tcx> {
             self.drop_value(f, ty, &vals, si, state);
             return;
         }
+        // An `Option<CudaGraph>` dropped (`self.frame = None`) destroys the graph it held.
+        if let ty::Adt(def, args) = ty.kind()
+            && def.is_enum()
+            && let Some(inner) = args.types().next()
+            && matches!(self.rs.role(inner), Some(Target::Obj(ObjKind::Graph)))
+        {
+            let mut vals = LocSet::new();
+            for l in locs.iter() {
+                vals.union_with(&self.read_value(state, l));
+                if let Some(p) = self.payload(l) {
+                    vals.union_with(&self.read_value(state, p));
+                    let children: Vec<LocId> = self.locs.get(p).children.iter().map(|&(_, c)| c).collect();
+                    for c in children {
+                        vals.union_with(&self.read_value(state, c));
+                    }
+                }
+            }
+            self.drop_value(f, inner, &vals, si, state);
+            return;
+        }
         if nesting >= MAX_DROP_NESTING {
             return;
         }
