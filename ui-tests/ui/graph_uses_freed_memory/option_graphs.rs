@@ -63,7 +63,7 @@ fn stepper(ctx: &Arc<CudaContext>, step: CudaFunction) -> Result<Stepper, Box<dy
     })
 }
 
-pub fn rerecords_after_regrow(ctx: &Arc<CudaContext>, step: CudaFunction) -> Result<(), Box<dyn std::error::Error>> {
+fn ok_rerecords_after_regrow(ctx: &Arc<CudaContext>, step: CudaFunction) -> Result<(), Box<dyn std::error::Error>> {
     let mut s = stepper(ctx, step)?;
     s.run()?;
     s.regrow()?;
@@ -73,7 +73,7 @@ pub fn rerecords_after_regrow(ctx: &Arc<CudaContext>, step: CudaFunction) -> Res
 }
 
 /// Fires: a graph kept while the buffer it names is replaced by a bigger one.
-pub fn relaunches_after_regrow(ctx: &Arc<CudaContext>, step: CudaFunction) -> Result<(), Box<dyn std::error::Error>> {
+fn fires_relaunches_after_regrow(ctx: &Arc<CudaContext>, step: CudaFunction) -> Result<(), Box<dyn std::error::Error>> {
     unsafe { ctx.disable_event_tracking() };
     let stream = ctx.new_stream()?;
     let mut data = stream.alloc_zeros::<f32>(256)?;

@@ -142,10 +142,12 @@ fn ok_raw_pointer_launch_synchronized(ctx: &Arc<CudaContext>, f: &CudaFunction) 
     let owner = ctx.new_stream()?;
     let worker = ctx.new_stream()?;
     let buf = owner.alloc_zeros::<f32>(N)?;
+    // The memset of `alloc_zeros` done before the raw pointer goes to another stream.
+    owner.synchronize()?;
     let ptr = buf.device_ptr(&owner).0;
     let mut launch = worker.launch_builder(f);
     launch.arg(&ptr);
-    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? }; //~ missing_sync
+    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? };
     worker.synchronize()?;
     drop(buf);
     Ok(())
@@ -169,10 +171,12 @@ fn ok_owner_joins_the_worker(ctx: &Arc<CudaContext>, f: &CudaFunction) -> Result
     let owner = ctx.new_stream()?;
     let worker = ctx.new_stream()?;
     let buf = owner.alloc_zeros::<f32>(N)?;
+    // The memset of `alloc_zeros` done before the raw pointer goes to another stream.
+    owner.synchronize()?;
     let ptr = buf.device_ptr(&owner).0;
     let mut launch = worker.launch_builder(f);
     launch.arg(&ptr);
-    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? }; //~ missing_sync
+    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? };
     owner.join(&worker)?;
     drop(buf);
     owner.synchronize()
@@ -186,10 +190,12 @@ fn ok_the_dropped_buffer_was_passed_as_a_slice(
     let worker = ctx.new_stream()?;
     let buf = owner.alloc_zeros::<f32>(N)?;
     let table = owner.alloc_zeros::<u64>(4)?;
+    // The memset of `alloc_zeros` done before the raw pointer goes to another stream.
+    owner.synchronize()?;
     let raw_table = table.device_ptr(&owner).0;
     let mut launch = worker.launch_builder(f);
     launch.arg(&buf).arg(&raw_table);
-    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? }; //~ missing_sync
+    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? };
     // `buf` recorded its read event: its drop waits for the kernel.
     drop(buf);
     worker.synchronize()?;

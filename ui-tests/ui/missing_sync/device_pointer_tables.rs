@@ -99,11 +99,13 @@ fn ok_cudarc_table_buffers_dropped_after_the_worker_finished(
     let worker = ctx.new_stream()?;
     let a = owner.alloc_zeros::<f32>(N)?;
     let b = owner.alloc_zeros::<f32>(N)?;
+    // The memset of `alloc_zeros` done before the raw pointer goes to another stream.
+    owner.synchronize()?;
     let ptrs = [a.device_ptr(&owner).0, b.device_ptr(&owner).0];
     let table = worker.clone_htod(&ptrs)?;
     let mut launch = worker.launch_builder(f);
     launch.arg(&table);
-    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? }; //~ missing_sync
+    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? };
     worker.synchronize()?;
     drop(a);
     Ok(())
@@ -114,11 +116,13 @@ fn ok_buffer_not_in_the_table_dropped(ctx: &Arc<CudaContext>, f: &CudaFunction) 
     let worker = ctx.new_stream()?;
     let a = owner.alloc_zeros::<f32>(N)?;
     let unrelated = owner.alloc_zeros::<f32>(N)?;
+    // The memset of `alloc_zeros` done before the raw pointer goes to another stream.
+    owner.synchronize()?;
     let ptrs = [a.device_ptr(&owner).0];
     let table = worker.clone_htod(&ptrs)?;
     let mut launch = worker.launch_builder(f);
     launch.arg(&table);
-    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? }; //~ missing_sync
+    unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32))? };
     drop(unrelated);
     worker.synchronize()
 }
