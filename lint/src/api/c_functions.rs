@@ -19,8 +19,8 @@ pub fn family(family: c::Family) -> &'static ApiFamily {
 }
 
 /// What a call of the C function `name` with these effects does, or `None` where one of them
-/// is not modelled by this front end yet (graph capture: the function stays unknown, as an
-/// opaque call).
+/// is not modelled by this front end (then the function stays unknown, as an opaque call; every
+/// effect of the table is modelled today).
 pub fn effects(effects: &[c::Effect], name: &'static str) -> Option<Vec<Effect>> {
     let mut out = Vec::new();
     for e in effects {
